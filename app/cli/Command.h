@@ -1,0 +1,26 @@
+#pragma once
+// Sub-commands of octofluid-cli register themselves here, one file per command.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace octo::cli {
+
+using Args = std::vector<std::string>;
+/// A command returns the process exit code; it reports errors itself (one line on stderr).
+using CommandFn = std::function<int(const Args& args)>;
+
+struct Command {
+    std::string usage;   ///< one-line synopsis
+    std::string summary; ///< what it does
+    CommandFn run;
+};
+
+std::map<std::string, Command>& commands();
+
+struct CommandRegistrar {
+    CommandRegistrar(const std::string& name, Command command) { commands()[name] = std::move(command); }
+};
+
+} // namespace octo::cli

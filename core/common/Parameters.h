@@ -1,0 +1,57 @@
+#pragma once
+// Every user-tunable parameter is described once here (name, group, unit, range, default,
+// whether a change needs a reset). The CLI's --set, the scene JSON "parameters" object and the
+// GUI's dock panels all read this one table. Out-of-range values are refused, never clamped.
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace octo {
+
+struct ParameterInfo {
+    enum class Kind { Real, Integer, Boolean, Choice };
+    std::string name;        ///< key used by --set, scene JSON and QSettings, e.g. "lambdaMin"
+    std::string group;       ///< dock / section: "Solver", "Boundary", "Surface", "Bodies"
+    std::string label;       ///< short human label
+    std::string unit;        ///< SI unit or "" / "1" for dimensionless
+    std::string description; ///< one sentence
+    Kind kind = Kind::Real;
+    double minValue = 0.0, maxValue = 1.0, defaultValue = 0.0;
+    bool needsReset = false;          ///< true: the scene must be rebuilt for the change to act
+    std::vector<std::string> choices; ///< Kind::Choice: value is the index into choices
+};
+
+class ParameterError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// The table of all parameters, in display order.
+const std::vector<ParameterInfo>& parameterTable();
+/// nullptr when unknown.
+const ParameterInfo* findParameter(const std::string& name);
+
+/// Current values of all parameters; starts at the defaults.
+class ParameterSet {
+public:
+    ParameterSet();
+    /// Sets a value; throws ParameterError naming the parameter and its range when refused.
+    void set(const std::string& name, double value);
+    /// Parses "name=value" or a value string (numbers, true/false, choice names).
+    void setFromString(const std::string& name, const std::string& text);
+    void parseAssignment(const std::string& nameEqualsValue);
+    double get(const std::string& name) const;
+    float getf(const std::string& name) const { return float(get(name)); }
+    int geti(const std::string& name) const { return int(get(name)); }
+    bool getb(const std::string& name) const { return get(name) != 0.0; }
+    std::string choice(const std::string& name) const;
+    const std::map<std::string, double>& values() const { return values_; }
+    /// Range text for messages, e.g. "[0, 1]" or "one of octree|uniform|narrow|sparse".
+    static std::string rangeText(const ParameterInfo& info);
+
+private:
+    std::map<std::string, double> values_;
+};
+
+} // namespace octo

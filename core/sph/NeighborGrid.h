@@ -1,0 +1,123 @@
+#pragma once
+// Uniform-grid neighbour search shared by the solver, surface detection and the distance field.
+//
+// Points are sorted by cell with a parallel counting sort. Cells are ranked in a brick-blocked
+// Z-order (8x8x8 Morton bricks laid out brick by brick), so points that are near in space are
+// near in memory, without a rank table. Points outside the domain are clamped into border cells:
+// clamping is monotonic, so two points within one cell of each other stay within one cell and
+// the search remains complete (it only gets slower for far-away points).
+//
+// Usage: setDomain(...) once (or per frame for a moving set), build(points) gives the
+// permutation order()[sorted] = original; the caller keeps its per-point data in sorted order
+// (permute()) and queries with the sorted positions.
+#include "common/Types.h"
+#include <span>
+#include <vector>
+
+namespace octo {
+
+class NeighborGrid {
+public:
+    /// Fixes the domain and the cell edge (>= the largest query radius for 27-cell queries).
+    void setDomain(const Aabb& domain, float cellSize);
+    /// Domain = bounding box of the points (plus one cell). The cell edge grows when the box
+    /// would need more than maxCells cells (far-flung outliers), so memory stays O(n).
+    void setDomainFromPoints(std::span<const Vec3f> points, float cellSize, size_t maxCells = 0);
+
+    /// Sorts the points by cell. Afterwards order()[k] is the original index of sorted point k.
+    void build(std::span<const Vec3f> points);
+
+    std::span<const uint32_t> order() const { return order_; }
+    size_t pointCount() const { return order_.size(); }
+    float cellSize() const { return cellSize_; }
+    const Aabb& domain() const { return domain_; }
+    Vec3i dims() const { return dims_; }
+    size_t cellCount() const { return cellStart_.empty() ? 0 : cellStart_.size() - 1; }
+
+    /// Reorders per-point data from original to sorted order (scratch is reused storage).
+    template <class T> void permute(std::vector<T>& data, std::vector<T>& scratch) const;
+    /// Writes the sorted copy of data into out.
+    template <class T> void gather(std::span<const T> data, std::vector<T>& out) const;
+
+    Vec3i cellOf(const Vec3f& p) const {
+        Vec3f q = (p - domain_.min) * invCellSize_;
+        Vec3i c;
+        for (int a = 0; a < 3; ++a) {
+            float v = std::floor(q[a]);
+            c[a] = v < 0.0f ? 0 : (v >= float(dims_[a] - 1) ? dims_[a] - 1 : int(v));
+        }
+        return c;
+    }
+    uint32_t rankOf(const Vec3i& c) const {
+        const uint32_t bx = uint32_t(c.x()) >> 3, by = uint32_t(c.y()) >> 3, bz = uint32_t(c.z()) >> 3;
+        const uint32_t brick = (bz * bricks_.y() + by) * bricks_.x() + bx;
+        return brick * 512u + morton3(uint32_t(c.x()) & 7u, uint32_t(c.y()) & 7u, uint32_t(c.z()) & 7u);
+    }
+    /// Sorted-index range [first, second) of the points in cell rank r.
+    std::pair<uint32_t, uint32_t> cellRange(uint32_t rank) const { return {cellStart_[rank], cellStart_[rank + 1]}; }
+
+    /// Calls f(begin, end) for each non-empty cell within ceil(radius / cellSize) cells of x.
+    template <class F> void forEachCandidateRange(const Vec3f& x, float radius, F&& f) const;
+
+    /// Calls f(j, xj, r2) for every sorted point j with |x - xj|^2 <= radius^2.
+    /// sortedPositions must be the points in sorted order (index j = sorted index).
+    template <class F>
+    void forEachNeighbor(const Vec3f& x, float radius, std::span<const Vec3f> sortedPositions, F&& f) const {
+        const float r2max = radius * radius;
+        forEachCandidateRange(x, radius, [&](uint32_t b, uint32_t e) {
+            for (uint32_t j = b; j < e; ++j) {
+                const Vec3f& xj = sortedPositions[j];
+                const float r2 = (x - xj).squaredNorm();
+                if (r2 <= r2max) f(j, xj, r2);
+            }
+        });
+    }
+
+private:
+    static uint32_t spread3(uint32_t v) { return (v & 1u) | ((v & 2u) << 2) | ((v & 4u) << 4); }
+    static uint32_t morton3(uint32_t x, uint32_t y, uint32_t z) {
+        return spread3(x) | (spread3(y) << 1) | (spread3(z) << 2);
+    }
+
+    Aabb domain_{Vec3f::Zero(), Vec3f::Ones()};
+    float cellSize_ = 1.0f, invCellSize_ = 1.0f;
+    Vec3i dims_{1, 1, 1};
+    Vec3i bricks_{1, 1, 1};
+    std::vector<uint32_t> cellStart_; // size cells + 1, prefix sums of counts
+    std::vector<uint32_t> order_;     // sorted -> original
+    std::vector<uint32_t> keys_;      // per original point: cell rank
+    std::vector<uint32_t> cursor_;    // scatter offsets
+};
+
+template <class T> void NeighborGrid::permute(std::vector<T>& data, std::vector<T>& scratch) const {
+    scratch.resize(data.size());
+    gather(std::span<const T>(data), scratch);
+    data.swap(scratch);
+}
+
+template <class T> void NeighborGrid::gather(std::span<const T> data, std::vector<T>& out) const {
+    out.resize(order_.size());
+    const uint32_t* ord = order_.data();
+    T* dst = out.data();
+    const T* src = data.data();
+    const size_t n = order_.size();
+    // Small enough to leave to the caller's parallel region; large copies are bandwidth bound.
+    for (size_t k = 0; k < n; ++k) dst[k] = src[ord[k]];
+}
+
+template <class F> void NeighborGrid::forEachCandidateRange(const Vec3f& x, float radius, F&& f) const {
+    const int reach = std::max(1, int(std::ceil(radius * invCellSize_ - 1e-6f)));
+    const Vec3i c = cellOf(x);
+    const int z0 = std::max(0, c.z() - reach), z1 = std::min(dims_.z() - 1, c.z() + reach);
+    const int y0 = std::max(0, c.y() - reach), y1 = std::min(dims_.y() - 1, c.y() + reach);
+    const int x0 = std::max(0, c.x() - reach), x1 = std::min(dims_.x() - 1, c.x() + reach);
+    for (int z = z0; z <= z1; ++z)
+        for (int y = y0; y <= y1; ++y)
+            for (int xx = x0; xx <= x1; ++xx) {
+                const uint32_t r = rankOf(Vec3i(xx, y, z));
+                const uint32_t b = cellStart_[r], e = cellStart_[r + 1];
+                if (b != e) f(b, e);
+            }
+}
+
+} // namespace octo
