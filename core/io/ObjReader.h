@@ -1,0 +1,21 @@
+#pragma once
+// Wavefront OBJ reader for rigid-body shapes: "v x y z" and "f" records (forms i, i/t, i//n,
+// i/t/n; negative indices count back from the latest vertex; polygons become triangle fans).
+// Other records (vt, vn, g, o, s, usemtl, mtllib, l, comments) are ignored.
+// Errors throw octo::FileFormatError naming the file, the line number and the problem.
+// The reader does not check that the mesh is closed: rigid/MeshProperties does (validateSolidMesh).
+#include "common/TriangleMesh.h"
+#include "io/ParticleIo.h" // FileFormatError
+
+#include <istream>
+#include <string>
+
+namespace octo {
+
+/// Reads an OBJ file. Throws FileFormatError (cannot open, empty, bad number, index out of
+/// range, face with fewer than 3 vertices, no faces).
+TriangleMesh readObj(const std::string& path);
+/// Same, from a stream; `sourceName` names the source in messages.
+TriangleMesh parseObj(std::istream& in, const std::string& sourceName);
+
+} // namespace octo

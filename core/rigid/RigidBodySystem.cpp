@@ -1,0 +1,413 @@
+#include "rigid/RigidBodySystem.h"
+
+#include "rigid/PointHash.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace octo {
+
+int RigidBodySystem::addBody(RigidBody body) {
+    auto p = std::make_unique<RigidBody>(std::move(body));
+    p->id_ = nextId_++;
+    if (p->isKinematic())
+        p->followPath(time_);
+    bodies_.push_back(std::move(p));
+    ++topologyVersion_;
+    return bodies_.back()->id_;
+}
+
+bool RigidBodySystem::removeBody(int id) {
+    auto it = std::find_if(bodies_.begin(), bodies_.end(), [id](const auto& b) { return b->id() == id; });
+    if (it == bodies_.end())
+        return false;
+    if (dragBody_ == id)
+        endDrag();
+    bodies_.erase(it);
+    ++topologyVersion_;
+    return true;
+}
+
+void RigidBodySystem::clear() {
+    endDrag();
+    bodies_.clear();
+    ++topologyVersion_;
+}
+
+RigidBody* RigidBodySystem::body(int id) {
+    for (auto& b : bodies_)
+        if (b->id() == id)
+            return b.get();
+    return nullptr;
+}
+
+const RigidBody* RigidBodySystem::body(int id) const {
+    for (const auto& b : bodies_)
+        if (b->id() == id)
+            return b.get();
+    return nullptr;
+}
+
+size_t RigidBodySystem::totalSampleCount() const {
+    size_t n = 0;
+    for (const auto& b : bodies_)
+        n += b->boundarySamples().size();
+    return n;
+}
+
+void RigidBodySystem::gatherBoundary(std::vector<Vec3f>& positions, std::vector<Vec3f>& velocities,
+                                     std::vector<uint32_t>& bodyIndex) const {
+    const size_t n = totalSampleCount();
+    positions.resize(n);
+    velocities.resize(n);
+    bodyIndex.resize(n);
+    size_t k = 0;
+    for (size_t i = 0; i < bodies_.size(); ++i) {
+        const RigidBody& b = *bodies_[i];
+        for (const Vec3f& s : b.boundarySamples()) {
+            positions[k] = b.toWorld(s);
+            velocities[k] = b.velocityAt(positions[k]);
+            bodyIndex[k] = uint32_t(i);
+            ++k;
+        }
+    }
+}
+
+std::vector<BodyLoad> RigidBodySystem::loadsFromSampleForces(std::span<const Vec3f> positions,
+                                                             std::span<const Vec3f> sampleForces) const {
+    if (positions.size() != totalSampleCount() || sampleForces.size() != positions.size())
+        throw std::invalid_argument(
+            "loadsFromSampleForces: expected one position and one force per boundary sample");
+    std::vector<BodyLoad> loads(bodies_.size());
+    size_t k = 0;
+    for (size_t i = 0; i < bodies_.size(); ++i) {
+        const RigidBody& b = *bodies_[i];
+        // Accumulate in double: thousands of opposing contributions nearly cancel (buoyancy).
+        Vec3d F = Vec3d::Zero(), T = Vec3d::Zero();
+        const Vec3d c = b.position().cast<double>();
+        for (size_t s = 0; s < b.boundarySamples().size(); ++s, ++k) {
+            const Vec3d f = sampleForces[k].cast<double>();
+            F += f;
+            T += (positions[k].cast<double>() - c).cross(f);
+        }
+        loads[i] = {b.id(), F.cast<float>(), T.cast<float>()};
+    }
+    return loads;
+}
+
+int RigidBodySystem::bodyContaining(const Vec3f& p) const {
+    for (const auto& b : bodies_) {
+        const float r = b->shape().boundingRadius;
+        if ((p - b->position()).squaredNorm() <= r * r && b->containsWorldPoint(p))
+            return b->id();
+    }
+    return -1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time stepping
+
+void RigidBodySystem::step(float dt, std::span<const BodyLoad> loads) {
+    if (!(dt > 0.0f) || !std::isfinite(dt))
+        throw std::invalid_argument("RigidBodySystem::step: dt must be positive");
+    const size_t n = bodies_.size();
+    std::vector<Vec3f> force(n, Vec3f::Zero()), torque(n, Vec3f::Zero());
+    for (const BodyLoad& l : loads)
+        for (size_t i = 0; i < n; ++i)
+            if (bodies_[i]->id() == l.bodyId) {
+                force[i] += l.force;
+                torque[i] += l.torque;
+            }
+
+    // Sub-steps: no body point may travel more than a quarter contact distance per sub-step (so
+    // speculative contacts see every approach), and the drag spring stays well resolved.
+    const float d0 = contact_.contactDistance;
+    float travel = 0.0f;
+    for (size_t i = 0; i < n; ++i) {
+        const RigidBody& b = *bodies_[i];
+        float speed = b.linearVelocity().norm() + b.angularVelocity().norm() * b.shape().boundingRadius;
+        if (!b.isKinematic())
+            speed += (gravity_ + force[i] / b.mass()).norm() * dt;
+        travel = std::max(travel, speed * dt);
+    }
+    int sub = std::max(1, int(std::ceil(travel / (0.25f * d0))));
+    if (dragging())
+        sub = std::max(sub, int(std::ceil(dt / (0.1f * drag_.responseTime))));
+    sub = std::min(sub, int(contact_.maxSubsteps));
+    lastSubsteps_ = sub;
+    const float h = dt / float(sub);
+    for (int k = 0; k < sub; ++k) {
+        for (auto& b : bodies_)
+            if (b->isKinematic())
+                b->followPath(time_ + double(k) * h);
+        substep(h, force, torque);
+    }
+    time_ += double(dt);
+    for (auto& b : bodies_)
+        if (b->isKinematic())
+            b->followPath(time_);
+}
+
+void RigidBodySystem::substep(float h, std::span<const Vec3f> loadForce, std::span<const Vec3f> loadTorque) {
+    for (size_t i = 0; i < bodies_.size(); ++i) {
+        RigidBody& b = *bodies_[i];
+        if (b.isKinematic())
+            continue;
+        b.applyForce(h, b.mass() * gravity_ + loadForce[i], loadTorque[i]);
+    }
+    applyDrag(h);
+    collectContacts(h, 0.5f * contact_.contactDistance);
+    solveContacts(h);
+    for (auto& b : bodies_)
+        b->advancePose(h);
+}
+
+void RigidBodySystem::applyDrag(float h) {
+    if (dragBody_ < 0)
+        return;
+    RigidBody* b = body(dragBody_);
+    if (!b || b->isKinematic())
+        return;
+    // Critically damped spring on the material point: F = m (ω² e − 2 ω v_p), i.e. k = m ω²,
+    // c = 2 √(k m). Using the full mass (≥ the effective mass at an off-centre point) errs on the
+    // over-damped side, so the point does not overshoot.
+    const float w = 1.0f / drag_.responseTime;
+    const Vec3f p = b->toWorld(dragPoint_);
+    const Vec3f vp = b->velocityAt(p);
+    Vec3f F = b->mass() * (w * w * (dragTarget_ - p) - 2.0f * w * vp);
+    Vec3f Fcom = drag_.compensateGravity ? Vec3f(-b->mass() * gravity_) : Vec3f::Zero();
+    b->applyForce(h, F + Fcom, (p - b->position()).cross(F));
+    b->setAngularMomentum(b->angularMomentum() / (1.0f + h * drag_.angularDamping));
+}
+
+void RigidBodySystem::collectContacts(float h, float margin) {
+    contacts_.clear();
+    const float d0 = contact_.contactDistance;
+    const float rc = 0.5f * d0;
+    const size_t n = bodies_.size();
+
+    sampleOffset_.assign(n + 1, 0);
+    for (size_t i = 0; i < n; ++i)
+        sampleOffset_[i + 1] = sampleOffset_[i] + uint32_t(bodies_[i]->boundarySamples().size());
+    worldSamples_.resize(sampleOffset_[n]);
+    for (size_t i = 0; i < n; ++i) {
+        const RigidBody& b = *bodies_[i];
+        const auto& s = b.boundarySamples();
+        for (size_t k = 0; k < s.size(); ++k)
+            worldSamples_[sampleOffset_[i] + k] = b.toWorld(s[k]);
+    }
+
+    auto addContact = [&](int a, int b, const Vec3f& point, const Vec3f& normal, float separation) {
+        Contact c;
+        c.a = a;
+        c.b = b;
+        c.n = normal;
+        c.rA = point - bodies_[size_t(a)]->position();
+        c.rB = b >= 0 ? Vec3f(point - bodies_[size_t(b)]->position()) : Vec3f::Zero();
+        // Speculative when separated (may close the gap in this sub-step), Baumgarte-like
+        // recovery when penetrating, capped so deep overlaps separate gently.
+        if (separation > 0.0f)
+            c.targetSpeed = -separation / h;
+        else
+            c.targetSpeed =
+                std::min(contact_.penetrationRecovery * (-separation) / h, contact_.maxRecoverySpeed);
+        contacts_.push_back(c);
+    };
+
+    // Bodies against the container walls (walls are static, infinitely massive).
+    if (!container_.empty()) {
+        for (size_t i = 0; i < n; ++i) {
+            const RigidBody& b = *bodies_[i];
+            if (b.isKinematic())
+                continue;
+            const Aabb wb = b.worldBounds();
+            const Aabb inner(container_.min.array() + (rc + margin), container_.max.array() - (rc + margin));
+            if ((wb.min.array() >= inner.min.array()).all() && (wb.max.array() <= inner.max.array()).all())
+                continue;
+            for (uint32_t k = sampleOffset_[i]; k < sampleOffset_[i + 1]; ++k) {
+                const Vec3f& p = worldSamples_[k];
+                for (int axis = 0; axis < 3; ++axis) {
+                    const float lo = p[axis] - container_.min[axis] - rc;
+                    const float hi = container_.max[axis] - p[axis] - rc;
+                    if (lo < margin) {
+                        Vec3f nrm = Vec3f::Zero();
+                        nrm[axis] = 1.0f;
+                        addContact(int(i), -1, p, nrm, lo);
+                    }
+                    if (hi < margin) {
+                        Vec3f nrm = Vec3f::Zero();
+                        nrm[axis] = -1.0f;
+                        addContact(int(i), -1, p, nrm, hi);
+                    }
+                }
+            }
+        }
+    }
+
+    // Body pairs: each sample of body a against its nearest sample of body b within d0 + margin;
+    // the sample spheres (radius d0/2) touch at distance d0.
+    const float reach = d0 + margin;
+    PointHash hash(reach);
+    for (size_t a = 0; a < n; ++a)
+        for (size_t b = a + 1; b < n; ++b) {
+            const RigidBody& A = *bodies_[a];
+            const RigidBody& B = *bodies_[b];
+            if (A.isKinematic() && B.isKinematic())
+                continue;
+            const float ra = A.shape().boundingRadius, rb = B.shape().boundingRadius;
+            if ((A.position() - B.position()).norm() > ra + rb + reach)
+                continue;
+            hash.reset(reach);
+            for (uint32_t k = sampleOffset_[b]; k < sampleOffset_[b + 1]; ++k)
+                if ((worldSamples_[k] - A.position()).norm() <= ra + reach)
+                    hash.insert(worldSamples_[k]);
+            if (hash.size() == 0)
+                continue;
+            for (uint32_t k = sampleOffset_[a]; k < sampleOffset_[a + 1]; ++k) {
+                const Vec3f& p = worldSamples_[k];
+                if ((p - B.position()).norm() > rb + reach)
+                    continue;
+                uint32_t j = 0;
+                const float d2 = hash.nearestSquaredDistance(p, &j);
+                if (!(d2 < reach * reach) || d2 <= 0.0f)
+                    continue;
+                const Vec3f& q = hash.points()[j];
+                const float d = std::sqrt(d2);
+                addContact(int(a), int(b), 0.5f * (p + q), (p - q) / d, d - d0);
+            }
+        }
+
+    // Effective masses and tangent bases.
+    for (Contact& c : contacts_) {
+        const RigidBody& A = *bodies_[size_t(c.a)];
+        const Mat3f IA = A.worldInverseInertia();
+        Mat3f IB = Mat3f::Zero();
+        float invMB = 0.0f;
+        if (c.b >= 0) {
+            IB = bodies_[size_t(c.b)]->worldInverseInertia();
+            invMB = bodies_[size_t(c.b)]->inverseMass();
+        }
+        auto effMass = [&](const Vec3f& dir) {
+            const Vec3f ra = c.rA.cross(dir), rb = c.rB.cross(dir);
+            const float k = A.inverseMass() + invMB + ra.dot(IA * ra) + rb.dot(IB * rb);
+            return k > 0.0f ? 1.0f / k : 0.0f;
+        };
+        c.t1 = c.n.unitOrthogonal();
+        c.t2 = c.n.cross(c.t1);
+        c.normalMass = effMass(c.n);
+        c.tangentMass1 = effMass(c.t1);
+        c.tangentMass2 = effMass(c.t2);
+        if (contact_.restitution > 0.0f) {
+            const Vec3f vb = c.b >= 0
+                                 ? bodies_[size_t(c.b)]->velocityAt(c.rB + bodies_[size_t(c.b)]->position())
+                                 : Vec3f::Zero();
+            const float vn = (A.velocityAt(c.rA + A.position()) - vb).dot(c.n);
+            if (vn < -0.5f)
+                c.targetSpeed = std::max(c.targetSpeed, -contact_.restitution * vn);
+        }
+    }
+    lastContacts_ = contacts_.size();
+}
+
+void RigidBodySystem::solveContacts(float h) {
+    if (contacts_.empty())
+        return;
+    const size_t n = bodies_.size();
+    std::vector<Vec3f> v(n), w(n);
+    std::vector<Mat3f> invI(n);
+    std::vector<float> invM(n);
+    for (size_t i = 0; i < n; ++i) {
+        v[i] = bodies_[i]->linearVelocity();
+        w[i] = bodies_[i]->angularVelocity();
+        invI[i] = bodies_[i]->worldInverseInertia();
+        invM[i] = bodies_[i]->inverseMass();
+    }
+    auto relVel = [&](const Contact& c) {
+        Vec3f r = v[size_t(c.a)] + w[size_t(c.a)].cross(c.rA);
+        if (c.b >= 0)
+            r -= v[size_t(c.b)] + w[size_t(c.b)].cross(c.rB);
+        return r;
+    };
+    auto apply = [&](const Contact& c, const Vec3f& P) {
+        v[size_t(c.a)] += invM[size_t(c.a)] * P;
+        w[size_t(c.a)] += invI[size_t(c.a)] * c.rA.cross(P);
+        if (c.b >= 0) {
+            v[size_t(c.b)] -= invM[size_t(c.b)] * P;
+            w[size_t(c.b)] -= invI[size_t(c.b)] * c.rB.cross(P);
+        }
+    };
+    const float mu = contact_.friction;
+    for (int it = 0; it < contact_.iterations; ++it) {
+        for (Contact& c : contacts_) {
+            // Normal: accumulated impulse clamped to push only.
+            const float vn = relVel(c).dot(c.n);
+            float dl = c.normalMass * (c.targetSpeed - vn);
+            const float old = c.lambdaN;
+            c.lambdaN = std::max(0.0f, old + dl);
+            dl = c.lambdaN - old;
+            if (dl != 0.0f)
+                apply(c, dl * c.n);
+            // Coulomb friction, box-clamped per tangent.
+            const float limit = mu * c.lambdaN;
+            const Vec3f vr = relVel(c);
+            const float o1 = c.lambdaT1, o2 = c.lambdaT2;
+            c.lambdaT1 = std::clamp(o1 - c.tangentMass1 * vr.dot(c.t1), -limit, limit);
+            c.lambdaT2 = std::clamp(o2 - c.tangentMass2 * vr.dot(c.t2), -limit, limit);
+            apply(c, (c.lambdaT1 - o1) * c.t1 + (c.lambdaT2 - o2) * c.t2);
+        }
+    }
+    for (size_t i = 0; i < n; ++i) {
+        RigidBody& b = *bodies_[i];
+        if (b.isKinematic())
+            continue;
+        b.v_ = v[i];
+        b.omega_ = w[i];
+        b.L_ = b.worldInertia() * w[i];
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interaction
+
+std::optional<PickResult> RigidBodySystem::pickBody(const Vec3f& origin, const Vec3f& dir) const {
+    if (!(dir.squaredNorm() > 0.0f))
+        return std::nullopt;
+    const Vec3f d = dir.normalized();
+    std::optional<PickResult> best;
+    for (const auto& b : bodies_) {
+        const Vec3f o = b->toBody(origin);
+        const Vec3f db = b->rotation().transpose() * d;
+        const float maxT = best ? best->distance : std::numeric_limits<float>::max();
+        if (auto hit = b->shape().bvh.raycast(o, db, maxT)) {
+            PickResult r;
+            r.bodyId = b->id();
+            r.bodyPoint = hit->point;
+            r.worldPoint = b->toWorld(hit->point);
+            r.distance = hit->t;
+            best = r;
+        }
+    }
+    return best;
+}
+
+bool RigidBodySystem::beginDrag(int bodyId, const Vec3f& bodySpacePoint) {
+    const RigidBody* b = body(bodyId);
+    if (!b || b->isKinematic() || !bodySpacePoint.allFinite())
+        return false;
+    dragBody_ = bodyId;
+    dragPoint_ = bodySpacePoint;
+    dragTarget_ = b->toWorld(bodySpacePoint);
+    return true;
+}
+
+void RigidBodySystem::setDragTarget(const Vec3f& worldPoint) {
+    if (worldPoint.allFinite())
+        dragTarget_ = worldPoint;
+}
+
+void RigidBodySystem::endDrag() {
+    dragBody_ = -1;
+}
+
+} // namespace octo

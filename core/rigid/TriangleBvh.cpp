@@ -1,0 +1,216 @@
+#include "rigid/TriangleBvh.h"
+
+#include "rigid/MeshProperties.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+namespace octo {
+namespace {
+constexpr uint32_t kLeafSize = 4;
+
+/// Slab test; returns the entry distance or +inf when the ray misses the box within [0, maxT].
+inline float rayBox(const Aabb& b, const Vec3f& o, const Vec3f& invDir, float maxT) {
+    float t0 = 0.0f, t1 = maxT;
+    for (int a = 0; a < 3; ++a) {
+        float tn = (b.min[a] - o[a]) * invDir[a];
+        float tf = (b.max[a] - o[a]) * invDir[a];
+        if (tn > tf)
+            std::swap(tn, tf);
+        // NaN (0 * inf when the origin lies on the slab plane) must not reject: use the fmax/fmin idiom.
+        t0 = tn > t0 ? tn : t0;
+        t1 = tf < t1 ? tf : t1;
+        if (t0 > t1)
+            return std::numeric_limits<float>::infinity();
+    }
+    return t0;
+}
+} // namespace
+
+TriangleBvh::TriangleBvh(const TriangleMesh& mesh) {
+    const size_t n = mesh.triangles.size();
+    a_.resize(n);
+    e1_.resize(n);
+    e2_.resize(n);
+    std::vector<Vec3f> centroids(n);
+    for (size_t t = 0; t < n; ++t) {
+        const auto& tr = mesh.triangles[t];
+        const Vec3f& p0 = mesh.vertices[tr[0]];
+        const Vec3f& p1 = mesh.vertices[tr[1]];
+        const Vec3f& p2 = mesh.vertices[tr[2]];
+        a_[t] = p0;
+        e1_[t] = p1 - p0;
+        e2_[t] = p2 - p0;
+        centroids[t] = (p0 + p1 + p2) / 3.0f;
+        bounds_.extend(p0);
+        bounds_.extend(p1);
+        bounds_.extend(p2);
+    }
+    if (n == 0)
+        return;
+    order_.resize(n);
+    for (uint32_t t = 0; t < n; ++t)
+        order_[t] = t;
+    nodes_.reserve(2 * n / kLeafSize + 2);
+    nodes_.emplace_back();
+    build(0, 0, uint32_t(n), centroids);
+}
+
+void TriangleBvh::build(uint32_t self, uint32_t first, uint32_t count, const std::vector<Vec3f>& centroids) {
+    Aabb box, cbox;
+    for (uint32_t k = first; k < first + count; ++k) {
+        const uint32_t t = order_[k];
+        box.extend(a_[t]);
+        box.extend(a_[t] + e1_[t]);
+        box.extend(a_[t] + e2_[t]);
+        cbox.extend(centroids[t]);
+    }
+    nodes_[self].box = box;
+    const Vec3f ext = cbox.extent();
+    int axis = 0;
+    if (ext.y() > ext[axis])
+        axis = 1;
+    if (ext.z() > ext[axis])
+        axis = 2;
+    if (count <= kLeafSize || ext[axis] <= 0.0f) {
+        nodes_[self].first = first;
+        nodes_[self].count = count;
+        return;
+    }
+    // Median split along the longest centroid axis.
+    const uint32_t mid = first + count / 2;
+    std::nth_element(order_.begin() + first, order_.begin() + mid, order_.begin() + first + count,
+                     [&](uint32_t x, uint32_t y) { return centroids[x][axis] < centroids[y][axis]; });
+    const uint32_t left = uint32_t(nodes_.size());
+    nodes_.emplace_back();
+    nodes_.emplace_back();
+    nodes_[self].first = left;
+    nodes_[self].count = 0;
+    build(left, first, mid - first, centroids);
+    build(left + 1, mid, first + count - mid, centroids);
+}
+
+template <class F>
+void TriangleBvh::traverse(const Vec3f& origin, const Vec3f& invDir, float maxT, F&& visit) const {
+    if (nodes_.empty())
+        return;
+    uint32_t stack[64];
+    int top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const Node& node = nodes_[stack[--top]];
+        if (rayBox(node.box, origin, invDir, maxT) == std::numeric_limits<float>::infinity())
+            continue;
+        if (node.count > 0) {
+            for (uint32_t k = node.first; k < node.first + node.count; ++k)
+                maxT = visit(order_[k], maxT);
+        } else if (top + 2 <= 64) {
+            stack[top++] = node.first + 1;
+            stack[top++] = node.first;
+        }
+    }
+}
+
+namespace {
+/// Möller-Trumbore; returns t (or -1 when missed). Uses double for the determinant tests.
+inline float intersect(const Vec3f& o, const Vec3f& d, const Vec3f& a, const Vec3f& e1, const Vec3f& e2) {
+    const Vec3d dd = d.cast<double>(), E1 = e1.cast<double>(), E2 = e2.cast<double>();
+    const Vec3d p = dd.cross(E2);
+    const double det = E1.dot(p);
+    if (det == 0.0)
+        return -1.0f;
+    const double inv = 1.0 / det;
+    const Vec3d s = (o - a).cast<double>();
+    const double u = s.dot(p) * inv;
+    if (u < 0.0 || u > 1.0)
+        return -1.0f;
+    const Vec3d q = s.cross(E1);
+    const double v = dd.dot(q) * inv;
+    if (v < 0.0 || u + v > 1.0)
+        return -1.0f;
+    return float(E2.dot(q) * inv);
+}
+inline Vec3f inverse(const Vec3f& d) {
+    return {1.0f / d.x(), 1.0f / d.y(), 1.0f / d.z()}; // ±inf for zero components: the slab test copes
+}
+} // namespace
+
+std::optional<RayHit> TriangleBvh::raycast(const Vec3f& origin, const Vec3f& dir, float maxT) const {
+    std::optional<RayHit> best;
+    traverse(origin, inverse(dir), maxT, [&](uint32_t t, float limit) {
+        const float tt = intersect(origin, dir, a_[t], e1_[t], e2_[t]);
+        if (tt >= 0.0f && tt <= limit) {
+            best = RayHit{tt, t, origin + tt * dir};
+            return tt;
+        }
+        return limit;
+    });
+    return best;
+}
+
+int TriangleBvh::countCrossings(const Vec3f& origin, const Vec3f& dir) const {
+    int n = 0;
+    traverse(origin, inverse(dir), std::numeric_limits<float>::max(), [&](uint32_t t, float limit) {
+        if (intersect(origin, dir, a_[t], e1_[t], e2_[t]) > 0.0f)
+            ++n;
+        return limit;
+    });
+    return n;
+}
+
+bool TriangleBvh::contains(const Vec3f& p) const {
+    if (nodes_.empty() || !bounds_.contains(p))
+        return false;
+    // Fixed, irrational-looking directions: a lattice point is unlikely to send two of them
+    // through an edge or a vertex.
+    static const Vec3f dirs[3] = {Vec3f(0.5773f, 0.6071f, 0.5461f).normalized(),
+                                  Vec3f(-0.4471f, 0.2817f, 0.8491f).normalized(),
+                                  Vec3f(0.3119f, -0.9287f, 0.2003f).normalized()};
+    int inside = 0;
+    for (int k = 0; k < 3; ++k) {
+        inside += countCrossings(p, dirs[k]) & 1;
+        if (inside >= 2)
+            return true;
+        if (inside + (2 - k) < 2)
+            return false;
+    }
+    return inside >= 2;
+}
+
+std::vector<Vec3f> sampleInterior(const TriangleMesh& mesh, float spacing) {
+    if (!(spacing > 0.0f))
+        throw std::invalid_argument("sampleInterior: spacing must be positive");
+    const TriangleBvh bvh(mesh);
+    const Aabb box = bvh.bounds();
+    if (box.empty())
+        return {};
+    Vec3i n;
+    Vec3f start;
+    for (int a = 0; a < 3; ++a) {
+        n[a] = int(std::floor(box.extent()[a] / spacing)) + 1;
+        start[a] = box.center()[a] - 0.5f * float(n[a] - 1) * spacing;
+    }
+    if (double(n.x()) * n.y() * n.z() > 2e8)
+        throw std::invalid_argument("sampleInterior: spacing too small for the mesh");
+    const int rows = n.y() * n.z();
+    std::vector<std::vector<Vec3f>> perRow(static_cast<size_t>(rows));
+    tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+        for (int row = r.begin(); row != r.end(); ++row) {
+            const int iy = row % n.y(), iz = row / n.y();
+            for (int ix = 0; ix < n.x(); ++ix) {
+                const Vec3f p = start + spacing * Vec3f(float(ix), float(iy), float(iz));
+                if (bvh.contains(p))
+                    perRow[size_t(row)].push_back(p);
+            }
+        }
+    });
+    std::vector<Vec3f> out;
+    for (auto& r : perRow)
+        out.insert(out.end(), r.begin(), r.end());
+    return out;
+}
+
+} // namespace octo
