@@ -60,6 +60,8 @@ std::vector<ParameterInfo> makeTable() {
              "Artificial viscosity coefficient (Monaghan), dissipative only."),
         real("boundaryFriction", "Boundary", "Friction mu", "1", 0.0, 1.0, 0.05, false,
              "Friction coefficient between fluid and walls / bodies."),
+        integer("boundaryLayers", "Boundary", "Wall layers", 1, 4, 2, true,
+                "Layers of boundary particles (spacing 2r) sampling the container walls."),
         real("gravityX", "Solver", "Gravity x", "m/s^2", -100, 100, 0.0, false, "Gravity, x component."),
         real("gravityY", "Solver", "Gravity y", "m/s^2", -100, 100, -9.81, false, "Gravity, y component (up is +y)."),
         real("gravityZ", "Solver", "Gravity z", "m/s^2", -100, 100, 0.0, false, "Gravity, z component."),
@@ -76,6 +78,8 @@ std::vector<ParameterInfo> makeTable() {
              "Distance-field kernel radius R in units of the particle radius."),
         real("tLow", "Surface", "t_low", "1", 0.0, 10.0, 0.4, false, "Solenthaler f: no radius shrink below this EVmax."),
         real("tHigh", "Surface", "t_high", "1", 0.0, 20.0, 3.5, false, "Solenthaler f: full radius shrink above this EVmax."),
+        real("surfaceSEnlargement", "Surface", "S enlargement l / R", "1", 0.1, 1.0, 1.0, false,
+             "Octree S-set enlargement l in units of R (paper: 1); smaller keeps a thinner band of cells."),
     };
 }
 } // namespace

@@ -1,0 +1,361 @@
+// octofluid-cli reconstruct: surface meshes from particle files written by any simulator.
+#include "BenchReconstruct.h"
+#include "Command.h"
+
+#include "io/MeshWriter.h"
+#include "io/ParticleIo.h"
+#include "sph/NeighborGrid.h"
+#include "surface/SurfaceReconstructor.h"
+
+#include <nlohmann/json.hpp>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+namespace octo::cli {
+
+namespace {
+
+struct Options {
+    std::string in, out, statsJson;
+    float radius = 0.0f; // 0: estimate
+    SurfaceSettings settings;
+    long first = -1, last = -1;
+    bool quiet = false;
+};
+
+float parseFloat(const std::string& opt, const std::string& v) {
+    char* end = nullptr;
+    const float f = std::strtof(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !std::isfinite(f))
+        throw std::invalid_argument(opt + ": not a number: '" + v + "'");
+    return f;
+}
+long parseInt(const std::string& opt, const std::string& v) {
+    char* end = nullptr;
+    const long i = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || i < 0)
+        throw std::invalid_argument(opt + ": not a frame number: '" + v + "'");
+    return i;
+}
+
+Options parse(const Args& args) {
+    Options o;
+    o.settings.storeLeaves = false;
+    std::vector<std::string> positional;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&]() -> const std::string& {
+            if (i + 1 >= args.size())
+                throw std::invalid_argument(a + " needs a value");
+            return args[++i];
+        };
+        if (a == "--radius") {
+            o.radius = parseFloat(a, value());
+            if (!(o.radius > 0.0f))
+                throw std::invalid_argument("--radius must be > 0");
+        } else if (a == "--lambda")
+            o.settings.lambdaMin = parseFloat(a, value());
+        else if (a == "--leaf") {
+            o.settings.leafSize = parseFloat(a, value());
+            if (o.settings.leafSize < 0.0f)
+                throw std::invalid_argument("--leaf must be >= 0");
+        } else if (a == "--method")
+            o.settings.method = parseSurfaceMethod(value());
+        else if (a == "--stats-json" || a == "--stats")
+            o.statsJson = value();
+        else if (a == "--first")
+            o.first = parseInt(a, value());
+        else if (a == "--last")
+            o.last = parseInt(a, value());
+        else if (a == "--s-enlargement")
+            o.settings.sEnlargementFactor = parseFloat(a, value());
+        else if (a == "--rest-density")
+            o.settings.restDensity = parseFloat(a, value());
+        else if (a == "--no-normals")
+            o.settings.computeNormals = false;
+        else if (a == "--quiet" || a == "-q")
+            o.quiet = true;
+        else if (a.rfind("--", 0) == 0)
+            throw std::invalid_argument("unknown option " + a);
+        else
+            positional.push_back(a);
+    }
+    if (positional.size() != 2)
+        throw std::invalid_argument("expected IN and OUT files (see octofluid-cli --help)");
+    o.in = positional[0];
+    o.out = positional[1];
+    if (o.first >= 0 && o.last >= 0 && o.last < o.first)
+        throw std::invalid_argument("--last is before --first");
+    return o;
+}
+
+bool isPattern(const std::string& s) {
+    return std::regex_search(s, std::regex("%0?[0-9]*d"));
+}
+
+std::string formatFrame(const std::string& pattern, long frame) {
+    std::vector<char> buf(pattern.size() + 32);
+    std::snprintf(buf.data(), buf.size(), pattern.c_str(), frame);
+    return buf.data();
+}
+
+// Frame numbers of the files matching a %d / %0Nd pattern in its directory.
+std::vector<long> existingFrames(const std::string& pattern) {
+    const std::filesystem::path p(pattern);
+    const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+    const std::string name = p.filename().string();
+    std::smatch m;
+    const std::regex spec("%(0?)([0-9]*)d");
+    if (!std::regex_search(name, m, spec))
+        throw std::invalid_argument("the frame pattern must be in the file name");
+    auto quote = [](const std::string& s) {
+        std::string q;
+        for (char c : s) {
+            if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos)
+                q += '\\';
+            q += c;
+        }
+        return q;
+    };
+    const std::string digits = m[2].length() ? "([0-9]{" + m[2].str() + ",})" : "([0-9]+)";
+    const std::regex re(quote(m.prefix().str()) + digits + quote(m.suffix().str()));
+    std::vector<long> frames;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        std::smatch fm;
+        const std::string fn = e.path().filename().string();
+        if (std::regex_match(fn, fm, re))
+            frames.push_back(std::stol(fm[1].str()));
+    }
+    if (ec)
+        throw std::runtime_error(dir.string() + ": cannot list directory: " + ec.message());
+    std::sort(frames.begin(), frames.end());
+    return frames;
+}
+
+// Median nearest-neighbour distance over a sample of particles.
+float medianNearestDistance(const std::vector<Vec3f>& x) {
+    if (x.size() < 2)
+        throw std::invalid_argument(
+            "cannot estimate the particle radius from fewer than 2 particles; pass --radius");
+    Aabb box;
+    for (const Vec3f& p : x)
+        box.extend(p);
+    const Vec3f e = box.extent();
+    const float diag = std::max(e.maxCoeff(), 1e-6f);
+    float guess = diag / std::cbrt(float(x.size())); // spacing if the box were full
+    NeighborGrid grid;
+    grid.setDomainFromPoints(x, guess);
+    grid.build(x);
+    std::vector<Vec3f> xs;
+    grid.gather(std::span<const Vec3f>(x), xs);
+    std::vector<float> d;
+    const size_t step = std::max<size_t>(1, xs.size() / 2000);
+    for (size_t k = 0; k < xs.size(); k += step) {
+        float best = std::numeric_limits<float>::max();
+        for (float rad = grid.cellSize(); best == std::numeric_limits<float>::max() && rad <= 4.0f * diag;
+             rad *= 2.0f)
+            grid.forEachNeighbor(xs[k], rad, xs, [&](uint32_t j, const Vec3f&, float r2) {
+                if (j != k && r2 > 0.0f)
+                    best = std::min(best, std::sqrt(r2));
+            });
+        if (best < std::numeric_limits<float>::max())
+            d.push_back(best);
+    }
+    if (d.empty())
+        throw std::invalid_argument(
+            "cannot estimate the particle radius (all particles coincide); pass --radius");
+    std::nth_element(d.begin(), d.begin() + std::ptrdiff_t(d.size() / 2), d.end());
+    return d[d.size() / 2];
+}
+
+nlohmann::json statsJson(const SurfaceStats& s, const SurfaceSettings& settings) {
+    return nlohmann::json{{"particles", s.particles},
+                          {"surfaceParticles", s.surfaceParticles},
+                          {"cubes", s.cubes},
+                          {"cubesUniform", s.cubesUniform},
+                          {"cubesNarrow", s.cubesNarrow},
+                          {"cubesSparse", s.cubesSparse},
+                          {"cubesOctree", s.cubesOctree},
+                          {"corners", s.corners},
+                          {"vertices", s.vertices},
+                          {"triangles", s.triangles},
+                          {"tDetectMs", s.tDetectMs},
+                          {"tOctreeMs", s.tOctreeMs},
+                          {"tDistanceMs", s.tDistanceMs},
+                          {"tMcMs", s.tMcMs},
+                          {"tTotalMs", s.tTotalMs},
+                          {"peakBytes", s.peakBytes},
+                          {"method", surfaceMethodName(settings.method)},
+                          {"particleRadius", settings.particleRadius},
+                          {"leafSize", s.leafSize},
+                          {"lambdaMin", settings.lambdaMin}};
+}
+
+struct FrameJob {
+    long frame;
+    std::string in, out;
+};
+
+int run(const Args& args) {
+    // `reconstruct --bench [--quick]`: the benchmark table (also reachable as `bench reconstruct`).
+    if (!args.empty() && args[0] == "--bench")
+        return runReconstructBench(Args(args.begin() + 1, args.end()));
+    Options o;
+    try {
+        o = parse(args);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "octofluid-cli reconstruct: " << e.what() << "\n";
+        return 2;
+    }
+    std::vector<FrameJob> jobs;
+    const bool sequence = isPattern(o.in);
+    if (sequence) {
+        if (!isPattern(o.out))
+            throw std::invalid_argument(
+                "IN is a frame pattern, so OUT must be one too (e.g. surface_%04d.obj)");
+        std::vector<long> frames;
+        if (o.first >= 0 && o.last >= 0) {
+            for (long f = o.first; f <= o.last; ++f)
+                frames.push_back(f);
+        } else {
+            frames = existingFrames(o.in);
+            frames.erase(std::remove_if(frames.begin(), frames.end(),
+                                        [&](long f) {
+                                            return (o.first >= 0 && f < o.first) ||
+                                                   (o.last >= 0 && f > o.last);
+                                        }),
+                         frames.end());
+        }
+        if (frames.empty())
+            throw std::runtime_error("no input files match " + o.in);
+        for (long f : frames)
+            jobs.push_back({f, formatFrame(o.in, f), formatFrame(o.out, f)});
+    } else {
+        jobs.push_back({0, o.in, o.out});
+    }
+    // Fail early on a bad output extension.
+    {
+        const std::string ext = std::filesystem::path(jobs[0].out).extension().string();
+        if (ext != ".obj" && ext != ".ply" && ext != ".OBJ" && ext != ".PLY")
+            throw std::invalid_argument(jobs[0].out + ": unknown mesh format (use .obj or .ply)");
+    }
+
+    // The radius: given, or estimated once from the first frame.
+    if (o.radius <= 0.0f) {
+        const ParticleData first = readParticles(jobs[0].in);
+        o.radius = 0.5f * medianNearestDistance(first.positions);
+        std::cerr << "reconstruct: estimated particle radius r = " << o.radius
+                  << " m (half the median nearest-neighbour distance); pass --radius to override\n";
+    }
+    o.settings.particleRadius = o.radius;
+    o.settings.validate();
+    if (const std::string w = o.settings.warning(); !w.empty())
+        std::cerr << "reconstruct: warning: " << w << "\n";
+
+    std::vector<SurfaceStats> stats(jobs.size());
+    std::mutex printMutex;
+    tbb::enumerable_thread_specific<SurfaceReconstructor> reconstructors;
+    auto process = [&](size_t k) {
+        const FrameJob& job = jobs[k];
+        const ParticleData data = readParticles(job.in);
+        if (data.positions.empty())
+            throw FileFormatError(job.in + ": no particles");
+        SurfaceReconstructor& rec = reconstructors.local();
+        const auto it = data.scalars.find("density");
+        std::span<const float> rho;
+        if (it != data.scalars.end() && it->second.size() == data.positions.size())
+            rho = it->second;
+        // Isolated: while this thread waits inside the reconstruction's own parallel loops it must
+        // not pick up another frame, which would reuse this thread's reconstructor.
+        tbb::this_task_arena::isolate([&] { rec.reconstruct(data.positions, rho, o.settings); });
+        writeMesh(job.out, rec.result().mesh);
+        stats[k] = rec.result().stats;
+        if (!o.quiet) {
+            std::lock_guard lock(printMutex);
+            const SurfaceStats& s = stats[k];
+            std::printf("%s -> %s: %llu particles, %llu surface, %llu cubes (uniform %llu), %llu triangles, "
+                        "%.1f ms\n",
+                        job.in.c_str(), job.out.c_str(), (unsigned long long)s.particles,
+                        (unsigned long long)s.surfaceParticles, (unsigned long long)s.cubes,
+                        (unsigned long long)s.cubesUniform, (unsigned long long)s.triangles, s.tTotalMs);
+        }
+    };
+    // Many frames: one frame per task (each reconstruction is parallel inside as well).
+    if (jobs.size() >= 4)
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, jobs.size(), 1),
+                          [&](const tbb::blocked_range<size_t>& r) {
+                              for (size_t k = r.begin(); k < r.end(); ++k)
+                                  process(k);
+                          });
+    else
+        for (size_t k = 0; k < jobs.size(); ++k)
+            process(k);
+
+    if (!o.statsJson.empty()) {
+        nlohmann::json j;
+        if (!sequence) {
+            j = statsJson(stats[0], o.settings);
+        } else {
+            SurfaceStats total;
+            nlohmann::json frames = nlohmann::json::array();
+            for (size_t k = 0; k < jobs.size(); ++k) {
+                const SurfaceStats& s = stats[k];
+                nlohmann::json f = statsJson(s, o.settings);
+                f["frame"] = jobs[k].frame;
+                frames.push_back(f);
+                total.particles += s.particles;
+                total.surfaceParticles += s.surfaceParticles;
+                total.cubes += s.cubes;
+                total.cubesUniform += s.cubesUniform;
+                total.cubesNarrow += s.cubesNarrow;
+                total.cubesSparse += s.cubesSparse;
+                total.cubesOctree += s.cubesOctree;
+                total.corners += s.corners;
+                total.vertices += s.vertices;
+                total.triangles += s.triangles;
+                total.tDetectMs += s.tDetectMs;
+                total.tOctreeMs += s.tOctreeMs;
+                total.tDistanceMs += s.tDistanceMs;
+                total.tMcMs += s.tMcMs;
+                total.tTotalMs += s.tTotalMs;
+                total.peakBytes = std::max(total.peakBytes, s.peakBytes);
+                total.leafSize = s.leafSize;
+            }
+            j = statsJson(total, o.settings); // sums over frames (peakBytes: the largest frame)
+            j["frameCount"] = jobs.size();
+            j["frames"] = frames;
+        }
+        std::ofstream f(o.statsJson);
+        if (!f)
+            throw std::runtime_error(o.statsJson + ": cannot open for writing");
+        f << j.dump(2) << "\n";
+        if (!f)
+            throw std::runtime_error(o.statsJson + ": write failed");
+    }
+    return 0;
+}
+
+const CommandRegistrar registrar(
+    "reconstruct",
+    Command{"reconstruct IN.ply|IN.vtk OUT.obj|OUT.ply [--radius r] [--lambda 0.75] [--leaf L] "
+            "[--method octree|uniform|narrow|sparse] [--stats-json FILE] [--first N --last M] "
+            "[--s-enlargement f]",
+            "Surface mesh from particles (adaptive octree, Shao 2016). IN/OUT may be frame patterns like "
+            "frame_%04d.ply; without --radius it is estimated as half the median nearest-neighbour distance.",
+            run});
+
+} // namespace
+} // namespace octo::cli

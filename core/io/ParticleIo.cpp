@@ -1,0 +1,638 @@
+// Particle file readers (PLY ascii/binary, legacy VTK ascii/binary) and the binary PLY writer.
+#include "io/ParticleIo.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace octo {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+    throw FileFormatError(path + ": " + what);
+}
+
+std::string readAll(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f)
+        fail(path, "cannot open file");
+    std::ostringstream s;
+    s << f.rdbuf();
+    std::string data = s.str();
+    if (data.empty())
+        fail(path, "empty file");
+    return data;
+}
+
+// ---------------------------------------------------------------- scalar types
+enum class Scalar { I8, U8, I16, U16, I32, U32, F32, F64, Invalid };
+
+Scalar scalarOf(const std::string& t) {
+    if (t == "char" || t == "int8")
+        return Scalar::I8;
+    if (t == "uchar" || t == "uint8")
+        return Scalar::U8;
+    if (t == "short" || t == "int16")
+        return Scalar::I16;
+    if (t == "ushort" || t == "uint16")
+        return Scalar::U16;
+    if (t == "int" || t == "int32")
+        return Scalar::I32;
+    if (t == "uint" || t == "uint32")
+        return Scalar::U32;
+    if (t == "float" || t == "float32")
+        return Scalar::F32;
+    if (t == "double" || t == "float64")
+        return Scalar::F64;
+    return Scalar::Invalid;
+}
+size_t sizeOf(Scalar s) {
+    switch (s) {
+    case Scalar::I8:
+    case Scalar::U8:
+        return 1;
+    case Scalar::I16:
+    case Scalar::U16:
+        return 2;
+    case Scalar::I32:
+    case Scalar::U32:
+    case Scalar::F32:
+        return 4;
+    case Scalar::F64:
+        return 8;
+    default:
+        return 0;
+    }
+}
+bool floatLike(Scalar s) {
+    return s == Scalar::F32 || s == Scalar::F64;
+}
+
+double decode(const unsigned char* p, Scalar s, bool bigEndian) {
+    unsigned char b[8];
+    const size_t n = sizeOf(s);
+    std::memcpy(b, p, n);
+    if (bigEndian != (std::endian::native == std::endian::big))
+        std::reverse(b, b + n);
+    switch (s) {
+    case Scalar::I8:
+        return double(int8_t(b[0]));
+    case Scalar::U8:
+        return double(b[0]);
+    case Scalar::I16: {
+        int16_t v;
+        std::memcpy(&v, b, 2);
+        return v;
+    }
+    case Scalar::U16: {
+        uint16_t v;
+        std::memcpy(&v, b, 2);
+        return v;
+    }
+    case Scalar::I32: {
+        int32_t v;
+        std::memcpy(&v, b, 4);
+        return v;
+    }
+    case Scalar::U32: {
+        uint32_t v;
+        std::memcpy(&v, b, 4);
+        return v;
+    }
+    case Scalar::F32: {
+        float v;
+        std::memcpy(&v, b, 4);
+        return v;
+    }
+    case Scalar::F64: {
+        double v;
+        std::memcpy(&v, b, 8);
+        return v;
+    }
+    default:
+        return 0.0;
+    }
+}
+
+// Particle properties by name -> where they go.
+struct Sink {
+    ParticleData& data;
+    std::vector<std::string> scalarNames;
+    void begin(const std::vector<std::string>& names, const std::vector<bool>& keep, size_t n) {
+        data.positions.assign(n, Vec3f::Zero());
+        const bool vel = std::count(names.begin(), names.end(), "vx") &&
+                         std::count(names.begin(), names.end(), "vy") &&
+                         std::count(names.begin(), names.end(), "vz");
+        if (vel)
+            data.velocities.assign(n, Vec3f::Zero());
+        for (size_t k = 0; k < names.size(); ++k)
+            if (keep[k])
+                data.scalars[names[k]].assign(n, 0.0f);
+    }
+};
+
+void checkPositions(const std::string& path, const ParticleData& d) {
+    for (size_t i = 0; i < d.positions.size(); ++i)
+        if (!d.positions[i].allFinite()) {
+            std::ostringstream s;
+            s << "particle " << i << " has a non-finite coordinate (" << d.positions[i].x() << ", "
+              << d.positions[i].y() << ", " << d.positions[i].z() << ")";
+            fail(path, s.str());
+        }
+}
+
+// ---------------------------------------------------------------- PLY
+struct PlyProperty {
+    std::string name;
+    Scalar type = Scalar::Invalid;
+    bool list = false;
+    Scalar countType = Scalar::Invalid;
+};
+struct PlyElement {
+    std::string name;
+    size_t count = 0;
+    std::vector<PlyProperty> props;
+};
+
+ParticleData readPly(const std::string& path, const std::string& buf) {
+    size_t pos = 0;
+    auto nextLine = [&](std::string& line) {
+        if (pos >= buf.size())
+            return false;
+        size_t e = buf.find('\n', pos);
+        if (e == std::string::npos)
+            e = buf.size();
+        line = buf.substr(pos, e - pos);
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        pos = e + 1;
+        return true;
+    };
+    std::string line, format;
+    std::vector<PlyElement> elements;
+    bool ended = false;
+    nextLine(line); // "ply"
+    while (nextLine(line)) {
+        std::istringstream ls(line);
+        std::string kw;
+        ls >> kw;
+        if (kw == "format")
+            ls >> format;
+        else if (kw == "element") {
+            PlyElement e;
+            long long count = -1;
+            ls >> e.name >> count;
+            if (!ls || count < 0)
+                fail(path, "bad PLY element line '" + line + "'");
+            e.count = size_t(count);
+            elements.push_back(e);
+        } else if (kw == "property") {
+            if (elements.empty())
+                fail(path, "PLY property before any element");
+            PlyProperty p;
+            std::string t;
+            ls >> t;
+            if (t == "list") {
+                std::string ct, it;
+                ls >> ct >> it >> p.name;
+                p.list = true;
+                p.countType = scalarOf(ct);
+                p.type = scalarOf(it);
+                if (p.countType == Scalar::Invalid || p.type == Scalar::Invalid)
+                    fail(path, "bad PLY list property '" + line + "'");
+            } else {
+                ls >> p.name;
+                p.type = scalarOf(t);
+                if (p.type == Scalar::Invalid)
+                    fail(path, "unknown PLY property type '" + t + "'");
+            }
+            elements.back().props.push_back(p);
+        } else if (kw == "end_header") {
+            ended = true;
+            break;
+        } else if (kw == "comment" || kw == "obj_info" || kw.empty()) {
+        } else
+            fail(path, "unexpected PLY header line '" + line + "'");
+    }
+    if (!ended)
+        fail(path, "PLY header has no end_header (truncated file?)");
+    const bool ascii = format == "ascii";
+    const bool big = format == "binary_big_endian";
+    if (!ascii && !big && format != "binary_little_endian")
+        fail(path, "unknown PLY format '" + format + "'");
+    auto vit = std::find_if(elements.begin(), elements.end(),
+                            [](const PlyElement& e) { return e.name == "vertex"; });
+    if (vit == elements.end())
+        fail(path, "PLY file has no vertex element");
+    const PlyElement& vertex = *vit;
+    int ix = -1, iy = -1, iz = -1, ivx = -1, ivy = -1, ivz = -1;
+    std::vector<std::string> names;
+    std::vector<bool> keep;
+    for (size_t k = 0; k < vertex.props.size(); ++k) {
+        const auto& p = vertex.props[k];
+        names.push_back(p.name);
+        const int ki = int(k);
+        if (p.name == "x")
+            ix = ki;
+        else if (p.name == "y")
+            iy = ki;
+        else if (p.name == "z")
+            iz = ki;
+        else if (p.name == "vx")
+            ivx = ki;
+        else if (p.name == "vy")
+            ivy = ki;
+        else if (p.name == "vz")
+            ivz = ki;
+        keep.push_back(!p.list && floatLike(p.type) && ki != ix && ki != iy && ki != iz && ki != ivx &&
+                       ki != ivy && ki != ivz);
+    }
+    if (ix < 0 || iy < 0 || iz < 0)
+        fail(path, "PLY vertex element lacks x, y or z");
+    const bool vel = ivx >= 0 && ivy >= 0 && ivz >= 0;
+
+    ParticleData data;
+    const size_t n = vertex.count;
+    std::vector<double> values(vertex.props.size());
+    auto store = [&](size_t i) {
+        data.positions[i] =
+            Vec3f(float(values[size_t(ix)]), float(values[size_t(iy)]), float(values[size_t(iz)]));
+        if (vel)
+            data.velocities[i] =
+                Vec3f(float(values[size_t(ivx)]), float(values[size_t(ivy)]), float(values[size_t(ivz)]));
+        for (size_t k = 0; k < names.size(); ++k)
+            if (keep[k])
+                data.scalars[names[k]][i] = float(values[k]);
+    };
+
+    if (ascii) {
+        for (const PlyElement& e : elements) {
+            const bool isVertex = &e == &vertex;
+            if (isVertex) {
+                // Lines must exist before we allocate: a bogus count must not exhaust memory.
+                const size_t rest = buf.size() - std::min(buf.size(), pos);
+                const size_t remainingLines =
+                    size_t(std::count(buf.begin() + std::ptrdiff_t(buf.size() - rest), buf.end(), '\n')) +
+                    ((rest > 0 && buf.back() != '\n') ? 1 : 0);
+                if (n > remainingLines) {
+                    std::ostringstream s;
+                    s << "header declares " << n << " vertices but the file has only " << remainingLines
+                      << " more lines";
+                    fail(path, s.str());
+                }
+                Sink{data, {}}.begin(names, keep, n);
+            }
+            for (size_t i = 0; i < e.count; ++i) {
+                if (!nextLine(line)) {
+                    std::ostringstream s;
+                    s << "file ends after " << i << " of " << e.count << " " << e.name << " records";
+                    fail(path, s.str());
+                }
+                if (!isVertex)
+                    continue;
+                std::istringstream ls(line);
+                for (size_t k = 0; k < e.props.size(); ++k) {
+                    std::string tok;
+                    if (!(ls >> tok)) {
+                        std::ostringstream s;
+                        s << "vertex " << i << " has " << k << " values, expected " << e.props.size();
+                        fail(path, s.str());
+                    }
+                    if (e.props[k].list)
+                        fail(path, "list properties in the vertex element are not supported");
+                    char* end = nullptr;
+                    values[k] = std::strtod(tok.c_str(), &end);
+                    if (*end != '\0')
+                        fail(path, "vertex " + std::to_string(i) + ": cannot read number '" + tok + "'");
+                }
+                std::string extra;
+                if (ls >> extra) {
+                    std::ostringstream s;
+                    s << "vertex " << i << " has more than " << e.props.size() << " values";
+                    fail(path, s.str());
+                }
+                store(i);
+            }
+            if (isVertex)
+                break;
+        }
+    } else {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(buf.data());
+        const size_t size = buf.size();
+        auto need = [&](size_t k, const char* what, size_t i, size_t count) {
+            if (pos + k > size) {
+                std::ostringstream s;
+                s << "truncated: file ends in " << what << " record " << i << " of " << count;
+                fail(path, s.str());
+            }
+        };
+        for (const PlyElement& e : elements) {
+            const bool isVertex = &e == &vertex;
+            bool fixed = true;
+            size_t stride = 0;
+            for (const auto& p : e.props) {
+                fixed &= !p.list;
+                stride += sizeOf(p.type);
+            }
+            if (fixed && e.count > 0 &&
+                (size - std::min(size, pos)) / std::max<size_t>(stride, 1) < e.count) {
+                std::ostringstream s;
+                s << "truncated: header declares " << e.count << " " << e.name << " records of " << stride
+                  << " bytes but only " << (size - std::min(size, pos)) << " bytes follow";
+                fail(path, s.str());
+            }
+            if (isVertex)
+                Sink{data, {}}.begin(names, keep, n);
+            for (size_t i = 0; i < e.count; ++i) {
+                for (size_t k = 0; k < e.props.size(); ++k) {
+                    const auto& p = e.props[k];
+                    if (p.list) {
+                        need(sizeOf(p.countType), e.name.c_str(), i, e.count);
+                        const double c = decode(bytes + pos, p.countType, big);
+                        pos += sizeOf(p.countType);
+                        if (c < 0)
+                            fail(path, "negative list length");
+                        need(size_t(c) * sizeOf(p.type), e.name.c_str(), i, e.count);
+                        pos += size_t(c) * sizeOf(p.type);
+                        values[k] = 0.0;
+                    } else {
+                        need(sizeOf(p.type), e.name.c_str(), i, e.count);
+                        if (isVertex)
+                            values[k] = decode(bytes + pos, p.type, big);
+                        pos += sizeOf(p.type);
+                    }
+                }
+                if (isVertex)
+                    store(i);
+            }
+            if (isVertex)
+                break;
+        }
+    }
+    checkPositions(path, data);
+    return data;
+}
+
+// ---------------------------------------------------------------- legacy VTK
+struct VtkCursor {
+    const std::string& path;
+    const std::string& buf;
+    size_t pos = 0;
+    bool token(std::string& out) {
+        while (pos < buf.size() && std::isspace(static_cast<unsigned char>(buf[pos])))
+            ++pos;
+        if (pos >= buf.size())
+            return false;
+        const size_t b = pos;
+        while (pos < buf.size() && !std::isspace(static_cast<unsigned char>(buf[pos])))
+            ++pos;
+        out = buf.substr(b, pos - b);
+        return true;
+    }
+    std::string line() {
+        size_t e = buf.find('\n', pos);
+        if (e == std::string::npos)
+            e = buf.size();
+        std::string l = buf.substr(pos, e - pos);
+        if (!l.empty() && l.back() == '\r')
+            l.pop_back();
+        pos = std::min(buf.size(), e + 1);
+        return l;
+    }
+    std::string expectToken(const char* what) {
+        std::string t;
+        if (!token(t))
+            fail(path, std::string("truncated: expected ") + what);
+        return t;
+    }
+    size_t count(const char* what) {
+        const std::string t = expectToken(what);
+        char* end = nullptr;
+        const long long v = std::strtoll(t.c_str(), &end, 10);
+        if (*end != '\0' || v < 0)
+            fail(path, std::string("bad ") + what + " '" + t + "'");
+        return size_t(v);
+    }
+    // Reads n numbers (ASCII text or big-endian binary) into out.
+    void numbers(size_t n, Scalar type, bool binary, std::vector<double>& out, const char* what) {
+        out.resize(n);
+        if (binary) {
+            // The binary block starts after the end of the keyword line.
+            while (pos < buf.size() && buf[pos] != '\n')
+                ++pos;
+            ++pos;
+            const size_t bytes = n * sizeOf(type);
+            if (pos > buf.size() || buf.size() - pos < bytes) {
+                std::ostringstream s;
+                s << "truncated: " << what << " needs " << bytes << " bytes, "
+                  << (pos > buf.size() ? 0 : buf.size() - pos) << " follow";
+                fail(path, s.str());
+            }
+            const auto* b = reinterpret_cast<const unsigned char*>(buf.data()) + pos;
+            for (size_t i = 0; i < n; ++i)
+                out[i] = decode(b + i * sizeOf(type), type, true);
+            pos += bytes;
+        } else {
+            std::string t;
+            for (size_t i = 0; i < n; ++i) {
+                if (!token(t)) {
+                    std::ostringstream s;
+                    s << "truncated: " << what << " has " << i << " of " << n << " values";
+                    fail(path, s.str());
+                }
+                char* end = nullptr;
+                out[i] = std::strtod(t.c_str(), &end);
+                if (*end != '\0') {
+                    // A keyword where a number should be: the declared count is too large.
+                    std::ostringstream s;
+                    s << what << ": expected " << n << " values, found '" << t << "' after " << i;
+                    fail(path, s.str());
+                }
+            }
+        }
+    }
+};
+
+Scalar vtkType(const std::string& path, const std::string& t) {
+    static const std::pair<const char*, Scalar> map[] = {
+        {"float", Scalar::F32},        {"double", Scalar::F64},       {"int", Scalar::I32},
+        {"unsigned_int", Scalar::U32}, {"short", Scalar::I16},        {"unsigned_short", Scalar::U16},
+        {"char", Scalar::I8},          {"unsigned_char", Scalar::U8}, {"vtktypeint32", Scalar::I32},
+        {"vtkIdType", Scalar::I32},    {"long", Scalar::Invalid}};
+    for (const auto& [name, s] : map)
+        if (t == name && s != Scalar::Invalid)
+            return s;
+    fail(path, "unsupported VTK data type '" + t + "'");
+}
+
+ParticleData readVtk(const std::string& path, const std::string& buf) {
+    VtkCursor c{path, buf};
+    const std::string header = c.line();
+    if (header.rfind("# vtk DataFile", 0) != 0)
+        fail(path, "not a legacy VTK file");
+    c.line(); // title
+    std::string mode = c.line();
+    while (!mode.empty() && std::isspace(static_cast<unsigned char>(mode.back())))
+        mode.pop_back();
+    const bool binary = mode == "BINARY";
+    if (!binary && mode != "ASCII")
+        fail(path, "VTK mode must be ASCII or BINARY, got '" + mode + "'");
+    std::string kw = c.expectToken("DATASET");
+    if (kw != "DATASET")
+        fail(path, "expected DATASET, got '" + kw + "'");
+    const std::string dataset = c.expectToken("dataset type");
+    if (dataset != "POLYDATA" && dataset != "UNSTRUCTURED_GRID")
+        fail(path, "VTK dataset " + dataset + " is not supported (POLYDATA or UNSTRUCTURED_GRID)");
+    ParticleData data;
+    std::vector<double> v;
+    bool havePoints = false;
+    size_t n = 0;
+    std::string t;
+    while (c.token(t)) {
+        if (t == "POINTS") {
+            n = c.count("point count");
+            const Scalar type = vtkType(path, c.expectToken("point type"));
+            if (!binary && n > buf.size() / 2)
+                fail(path, "POINTS count " + std::to_string(n) + " exceeds the file size");
+            c.numbers(3 * n, type, binary, v, "POINTS");
+            data.positions.resize(n);
+            for (size_t i = 0; i < n; ++i)
+                data.positions[i] = Vec3f(float(v[3 * i]), float(v[3 * i + 1]), float(v[3 * i + 2]));
+            havePoints = true;
+        } else if (t == "VERTICES" || t == "CELLS" || t == "LINES" || t == "POLYGONS") {
+            c.count("cell count");
+            const size_t size = c.count("cell list size");
+            c.numbers(size, Scalar::I32, binary, v, t.c_str());
+        } else if (t == "CELL_TYPES") {
+            const size_t m = c.count("cell type count");
+            c.numbers(m, Scalar::I32, binary, v, "CELL_TYPES");
+        } else if (t == "POINT_DATA") {
+            const size_t m = c.count("POINT_DATA count");
+            if (havePoints && m != n) {
+                std::ostringstream s;
+                s << "POINT_DATA has " << m << " values for " << n << " points";
+                fail(path, s.str());
+            }
+        } else if (t == "SCALARS" || t == "VECTORS") {
+            const std::string name = c.expectToken("array name");
+            const Scalar type = vtkType(path, c.expectToken("array type"));
+            size_t comps = t == "VECTORS" ? 3 : 1;
+            if (t == "SCALARS") {
+                // Optional component count, then LOOKUP_TABLE.
+                const size_t save = c.pos;
+                std::string next = c.expectToken("LOOKUP_TABLE");
+                if (next != "LOOKUP_TABLE") {
+                    comps = size_t(std::max(1L, std::strtol(next.c_str(), nullptr, 10)));
+                    next = c.expectToken("LOOKUP_TABLE");
+                }
+                if (next != "LOOKUP_TABLE") {
+                    c.pos = save;
+                    fail(path, "SCALARS " + name + " lacks LOOKUP_TABLE");
+                }
+                c.expectToken("lookup table name");
+            }
+            c.numbers(comps * n, type, binary, v, name.c_str());
+            if (comps == 3 && (name == "velocity" || name == "velocities" || name == "v" || name == "vel")) {
+                data.velocities.resize(n);
+                for (size_t i = 0; i < n; ++i)
+                    data.velocities[i] = Vec3f(float(v[3 * i]), float(v[3 * i + 1]), float(v[3 * i + 2]));
+            } else if (comps == 1 && floatLike(type)) {
+                auto& s = data.scalars[name];
+                s.resize(n);
+                for (size_t i = 0; i < n; ++i)
+                    s[i] = float(v[i]);
+            }
+        } else if (t == "FIELD") {
+            c.expectToken("field name");
+            const size_t arrays = c.count("array count");
+            for (size_t a = 0; a < arrays; ++a) {
+                const std::string name = c.expectToken("array name");
+                const size_t comps = c.count("components"), tuples = c.count("tuples");
+                const Scalar type = vtkType(path, c.expectToken("array type"));
+                c.numbers(comps * tuples, type, binary, v, name.c_str());
+                if (tuples != n)
+                    continue;
+                if (comps == 3 &&
+                    (name == "velocity" || name == "velocities" || name == "v" || name == "vel")) {
+                    data.velocities.resize(n);
+                    for (size_t i = 0; i < n; ++i)
+                        data.velocities[i] = Vec3f(float(v[3 * i]), float(v[3 * i + 1]), float(v[3 * i + 2]));
+                } else if (comps == 1 && floatLike(type)) {
+                    auto& s = data.scalars[name];
+                    s.assign(v.begin(), v.end());
+                }
+            }
+        } else if (t == "METADATA") {
+            break; // trailing metadata: nothing we use
+        } else {
+            fail(path, "unexpected VTK keyword '" + t + "'");
+        }
+    }
+    if (!havePoints)
+        fail(path, "VTK file has no POINTS section");
+    checkPositions(path, data);
+    return data;
+}
+
+} // namespace
+
+ParticleData readParticles(const std::string& path) {
+    const std::string buf = readAll(path);
+    if (buf.rfind("ply", 0) == 0 && (buf.size() == 3 || buf[3] == '\n' || buf[3] == '\r'))
+        return readPly(path, buf);
+    if (buf.rfind("# vtk DataFile", 0) == 0)
+        return readVtk(path, buf);
+    fail(path, "unknown particle file format (expected a PLY or legacy VTK file)");
+}
+
+void writeParticlesPly(const std::string& path, const ParticleData& data) {
+    const size_t n = data.positions.size();
+    const bool vel = data.velocities.size() == n && n > 0;
+    for (const auto& [name, values] : data.scalars)
+        if (values.size() != n)
+            throw std::runtime_error(path + ": scalar '" + name + "' has the wrong length");
+    std::ofstream f(path, std::ios::binary);
+    if (!f)
+        throw std::runtime_error(path + ": cannot open for writing");
+    f << "ply\nformat binary_little_endian 1.0\ncomment written by octofluid\nelement vertex " << n
+      << "\nproperty float x\nproperty float y\nproperty float z\n";
+    if (vel)
+        f << "property float vx\nproperty float vy\nproperty float vz\n";
+    for (const auto& [name, values] : data.scalars)
+        f << "property float " << name << "\n";
+    f << "end_header\n";
+    const size_t cols = 3 + (vel ? 3 : 0) + data.scalars.size();
+    std::vector<float> row(cols);
+    std::vector<char> out;
+    out.reserve(std::min<size_t>(n, 1 << 16) * cols * 4);
+    auto put = [&](float v) {
+        uint32_t u;
+        std::memcpy(&u, &v, 4);
+        if constexpr (std::endian::native == std::endian::big)
+            u = __builtin_bswap32(u);
+        const char* b = reinterpret_cast<const char*>(&u);
+        out.insert(out.end(), b, b + 4);
+    };
+    for (size_t i = 0; i < n; ++i) {
+        for (int a = 0; a < 3; ++a)
+            put(data.positions[i][a]);
+        if (vel)
+            for (int a = 0; a < 3; ++a)
+                put(data.velocities[i][a]);
+        for (const auto& [name, values] : data.scalars)
+            put(values[i]);
+        if (out.size() > (1u << 20)) {
+            f.write(out.data(), std::streamsize(out.size()));
+            out.clear();
+        }
+    }
+    f.write(out.data(), std::streamsize(out.size()));
+    if (!f)
+        throw std::runtime_error(path + ": write failed");
+}
+
+} // namespace octo

@@ -1,0 +1,254 @@
+#include "surface/Octree_Shao2016.h"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace octo {
+
+int Octree_Shao2016::depthFor(const Vec3i& dims) {
+    const int m = dims.maxCoeff();
+    int d = 0;
+    while ((1 << d) < m)
+        ++d;
+    return d;
+}
+
+void Octree_Shao2016::nodeBox(int depth, const Vec3i& coord, Vec3f& lo, Vec3f& hi) const {
+    const int cells = 1 << (in_.depth - depth);
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = in_.lattice.origin[a] + float(coord[a] * cells) * in_.lattice.cell;
+        hi[a] = in_.lattice.origin[a] + float((coord[a] + 1) * cells) * in_.lattice.cell;
+    }
+}
+
+bool Octree_Shao2016::anyFluidIn(const Vec3f& lo, const Vec3f& hi) const {
+    const NeighborGrid& g = *in_.grid;
+    const Vec3i c0 = g.cellOf(lo), c1 = g.cellOf(hi);
+    for (int z = c0.z(); z <= c1.z(); ++z)
+        for (int y = c0.y(); y <= c1.y(); ++y)
+            for (int x = c0.x(); x <= c1.x(); ++x) {
+                const auto [b, e] = g.cellRange(g.rankOf(Vec3i(x, y, z)));
+                for (uint32_t j = b; j < e; ++j) {
+                    const Vec3f& p = in_.sortedPositions[j];
+                    if ((p.array() >= lo.array()).all() && (p.array() <= hi.array()).all())
+                        return true;
+                }
+            }
+    return false;
+}
+
+void Octree_Shao2016::leaf(ThreadCtx& ctx, int depth, const Vec3i& coord, CellClass cls) const {
+    ++ctx.counts.leaves;
+    if (cls == CellClass::Surface)
+        ++ctx.counts.surfaceLeaves;
+    else if (cls == CellClass::Interior)
+        ++ctx.counts.interiorLeaves;
+    else
+        ++ctx.counts.exteriorLeaves;
+    if (!in_.storeLeaves)
+        return;
+    OctreeLeaf l;
+    Vec3f hi;
+    nodeBox(depth, coord, l.min, hi);
+    l.edge = hi.x() - l.min.x();
+    l.depth = uint8_t(depth);
+    l.cls = cls;
+    ctx.leaves.push_back(l);
+}
+
+void Octree_Shao2016::recurse(ThreadCtx& ctx, int depth, const Vec3i& coord, std::span<const uint32_t> S,
+                              BlockMask* block) const {
+    ++ctx.counts.nodes;
+    const float lF = in_.fEnlargement, lS = in_.sEnlargement;
+    if (S.empty()) {
+        Vec3f lo, hi;
+        nodeBox(depth, coord, lo, hi);
+        leaf(ctx, depth, coord,
+             anyFluidIn(lo.array() - lF, hi.array() + lF) ? CellClass::Interior : CellClass::Exterior);
+        return;
+    }
+    const int D = in_.depth;
+    auto setCell = [&](const Vec3i& c) {
+        const int bit = (c.x() & 7) | ((c.y() & 7) << 3) | ((c.z() & 7) << 6);
+        (*block)[size_t(bit >> 6)] |= 1ull << (bit & 63);
+    };
+    if (depth == D) { // only reached for D == 0 (otherwise handled by the last split below)
+        BlockMask local{};
+        if (!block)
+            block = &local;
+        setCell(coord);
+        leaf(ctx, depth, coord, CellClass::Surface);
+        if (block == &local)
+            ctx.blocks.push_back(CellBlock{blockKey(0, 0, 0), local});
+        return;
+    }
+    BlockMask local;
+    if (depth == blockDepth_) {
+        local.fill(0);
+        block = &local;
+    }
+    Vec3f lo, hi;
+    nodeBox(depth, coord, lo, hi);
+    if (depth == D - 1) {
+        // Last split: only whether each child's S is empty matters, no lists needed.
+        unsigned childMask = 0;
+        Vec3f clo, chi;
+        Vec3f midLo, midHi; // the children's shared face, from the children's own boxes
+        nodeBox(depth + 1, coord * 2, clo, midLo);
+        midHi = midLo;
+        for (uint32_t i : S) {
+            const Vec3f& p = in_.surfacePositions[i];
+            unsigned axisBits[3];
+            for (int a = 0; a < 3; ++a) {
+                const bool low = p[a] >= lo[a] - lS && p[a] <= midLo[a] + lS;
+                const bool high = p[a] >= midHi[a] - lS && p[a] <= hi[a] + lS;
+                axisBits[a] = unsigned(low) | (unsigned(high) << 1);
+            }
+            for (int k = 0; k < 8; ++k)
+                if ((axisBits[0] >> (k & 1) & 1) && (axisBits[1] >> ((k >> 1) & 1) & 1) &&
+                    (axisBits[2] >> (k >> 2) & 1))
+                    childMask |= 1u << k;
+            if (childMask == 0xFFu)
+                break;
+        }
+        for (int k = 0; k < 8; ++k) {
+            const Vec3i c = coord * 2 + Vec3i(k & 1, (k >> 1) & 1, k >> 2);
+            ++ctx.counts.nodes;
+            if (childMask & (1u << k)) {
+                setCell(c);
+                leaf(ctx, D, c, CellClass::Surface);
+            } else {
+                nodeBox(D, c, clo, chi);
+                leaf(ctx, D, c,
+                     anyFluidIn(clo.array() - lF, chi.array() + lF) ? CellClass::Interior
+                                                                    : CellClass::Exterior);
+            }
+        }
+    } else {
+        if (ctx.scratch.size() < size_t(D + 2))
+            ctx.scratch.resize(size_t(D + 2));
+        std::vector<uint32_t>& buf = ctx.scratch[size_t(depth + 1)];
+        for (int k = 0; k < 8; ++k) {
+            const Vec3i c = coord * 2 + Vec3i(k & 1, (k >> 1) & 1, k >> 2);
+            Vec3f clo, chi;
+            nodeBox(depth + 1, c, clo, chi);
+            const Vec3f elo = clo.array() - lS, ehi = chi.array() + lS;
+            buf.clear();
+            for (uint32_t i : S) {
+                const Vec3f& p = in_.surfacePositions[i];
+                if ((p.array() >= elo.array()).all() && (p.array() <= ehi.array()).all())
+                    buf.push_back(i);
+            }
+            recurse(ctx, depth + 1, c, buf, block);
+        }
+    }
+    if (depth == blockDepth_ && std::any_of(local.begin(), local.end(), [](uint64_t w) { return w != 0; }))
+        ctx.blocks.push_back(
+            CellBlock{blockKey(uint32_t(coord.x()), uint32_t(coord.y()), uint32_t(coord.z())), local});
+}
+
+void Octree_Shao2016::build(const Input& input, std::vector<CellBlock>& blocks,
+                            std::vector<OctreeLeaf>& leaves) {
+    in_ = input;
+    blockDepth_ = std::max(0, in_.depth - 3);
+    for (ThreadCtx& c : tls_) {
+        c.blocks.clear();
+        c.leaves.clear();
+        c.counts = Counts{};
+    }
+    const int topDepth = std::min(3, blockDepth_);
+    if (topLists_.size() < size_t(topDepth + 1))
+        topLists_.resize(size_t(topDepth + 1));
+    if (topNodes_.size() < size_t(topDepth + 1))
+        topNodes_.resize(size_t(topDepth + 1));
+    if (topLists_[0].empty())
+        topLists_[0].resize(1);
+    std::vector<uint32_t>& rootList = topLists_[0][0];
+    rootList.resize(in_.surfacePositions.size());
+    std::iota(rootList.begin(), rootList.end(), 0u);
+    topNodes_[0].assign(1, TopNode{Vec3i::Zero(), 0});
+
+    // Top levels, breadth-first: one task per node (children's S lists in persistent pools).
+    for (int d = 0; d < topDepth; ++d) {
+        const auto& nodes = topNodes_[size_t(d)];
+        auto& lists = topLists_[size_t(d + 1)];
+        if (lists.size() < nodes.size() * 8)
+            lists.resize(nodes.size() * 8);
+        tls_.local().counts.nodes += nodes.size();
+        tbb::parallel_for(
+            tbb::blocked_range<size_t>(0, nodes.size() * 8, 1), [&](const tbb::blocked_range<size_t>& r) {
+                ThreadCtx& ctx = tls_.local();
+                for (size_t slot = r.begin(); slot < r.end(); ++slot) {
+                    const TopNode& parent = nodes[slot / 8];
+                    const int k = int(slot % 8);
+                    const Vec3i c = parent.coord * 2 + Vec3i(k & 1, (k >> 1) & 1, k >> 2);
+                    Vec3f lo, hi;
+                    nodeBox(d + 1, c, lo, hi);
+                    const Vec3f elo = lo.array() - in_.sEnlargement, ehi = hi.array() + in_.sEnlargement;
+                    std::vector<uint32_t>& out = lists[slot];
+                    out.clear();
+                    for (uint32_t i : topLists_[size_t(d)][parent.list]) {
+                        const Vec3f& p = in_.surfacePositions[i];
+                        if ((p.array() >= elo.array()).all() && (p.array() <= ehi.array()).all())
+                            out.push_back(i);
+                    }
+                    if (out.empty()) {
+                        ++ctx.counts.nodes;
+                        const float lF = in_.fEnlargement;
+                        leaf(ctx, d + 1, c,
+                             anyFluidIn(lo.array() - lF, hi.array() + lF) ? CellClass::Interior
+                                                                          : CellClass::Exterior);
+                    }
+                }
+            });
+        auto& next = topNodes_[size_t(d + 1)];
+        next.clear();
+        for (size_t slot = 0; slot < nodes.size() * 8; ++slot)
+            if (!lists[slot].empty()) {
+                const int k = int(slot % 8);
+                next.push_back(
+                    TopNode{nodes[slot / 8].coord * 2 + Vec3i(k & 1, (k >> 1) & 1, k >> 2), uint32_t(slot)});
+            }
+    }
+    // Subtrees below the top levels: serial recursion per task.
+    const auto& starts = topNodes_[size_t(topDepth)];
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, starts.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
+            ThreadCtx& ctx = tls_.local();
+            for (size_t i = r.begin(); i < r.end(); ++i)
+                recurse(ctx, topDepth, starts[i].coord, topLists_[size_t(topDepth)][starts[i].list], nullptr);
+        });
+
+    blocks.clear();
+    leaves.clear();
+    counts_ = Counts{};
+    for (ThreadCtx& c : tls_) {
+        blocks.insert(blocks.end(), c.blocks.begin(), c.blocks.end());
+        if (in_.storeLeaves)
+            leaves.insert(leaves.end(), c.leaves.begin(), c.leaves.end());
+        counts_.nodes += c.counts.nodes;
+        counts_.leaves += c.counts.leaves;
+        counts_.surfaceLeaves += c.counts.surfaceLeaves;
+        counts_.interiorLeaves += c.counts.interiorLeaves;
+        counts_.exteriorLeaves += c.counts.exteriorLeaves;
+    }
+}
+
+size_t Octree_Shao2016::bytes() const {
+    size_t b = 0;
+    for (const ThreadCtx& c : tls_) {
+        for (const auto& v : c.scratch)
+            b += v.capacity() * sizeof(uint32_t);
+        b += c.blocks.capacity() * sizeof(CellBlock) + c.leaves.capacity() * sizeof(OctreeLeaf);
+    }
+    for (const auto& level : topLists_)
+        for (const auto& v : level)
+            b += v.capacity() * sizeof(uint32_t);
+    for (const auto& level : topNodes_)
+        b += level.capacity() * sizeof(TopNode);
+    return b;
+}
+
+} // namespace octo

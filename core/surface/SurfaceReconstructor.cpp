@@ -1,0 +1,303 @@
+#include "surface/SurfaceReconstructor.h"
+
+#include "surface/DistanceField_Solenthaler2007.h"
+#include "surface/SurfaceDetection_Marrone2010.h"
+
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace octo {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+uint64_t countCells(const std::vector<CellBlock>& blocks) {
+    uint64_t n = 0;
+    for (const CellBlock& b : blocks)
+        for (uint64_t w : b.cells)
+            n += uint64_t(std::popcount(w));
+    return n;
+}
+
+// Calls f(begin, end) for the sorted-index ranges of the grid cells overlapping [lo, hi].
+template <class F> void forEachRangeInBox(const NeighborGrid& g, const Vec3f& lo, const Vec3f& hi, F&& f) {
+    const Vec3i c0 = g.cellOf(lo), c1 = g.cellOf(hi);
+    for (int z = c0.z(); z <= c1.z(); ++z)
+        for (int y = c0.y(); y <= c1.y(); ++y)
+            for (int x = c0.x(); x <= c1.x(); ++x) {
+                const auto [b, e] = g.cellRange(g.rankOf(Vec3i(x, y, z)));
+                if (b != e)
+                    f(b, e);
+            }
+}
+} // namespace
+
+float SurfaceReconstructor::distanceAt(const Vec3f& x) const {
+    const DistanceField_Solenthaler2007 field(settings_.particleRadius,
+                                              settings_.kernelRadiusFactor * settings_.particleRadius,
+                                              settings_.tLow, settings_.tHigh);
+    if (xs_.empty())
+        return field.kernelRadius();
+    return field(x, grid_, xs_);
+}
+
+void SurfaceReconstructor::buildCells(SurfaceMethod method, std::vector<CellBlock>& blocks, bool forCount) {
+    const float R = settings_.kernelRadiusFactor * settings_.particleRadius;
+    switch (method) {
+    case SurfaceMethod::Octree: {
+        Octree_Shao2016::Input in;
+        in.lattice = lattice_;
+        in.depth = depth_;
+        in.surfacePositions = surfaceXs_;
+        in.sEnlargement = settings_.sEnlargementFactor * R;
+        in.fEnlargement = R;
+        in.grid = &grid_;
+        in.sortedPositions = xs_;
+        in.storeLeaves = settings_.storeLeaves && !forCount;
+        std::vector<OctreeLeaf> none;
+        octree_.build(in, blocks, forCount ? none : result_.leaves);
+        break;
+    }
+    case SurfaceMethod::Uniform:
+        UniformGrid_Solenthaler2007::cells(lattice_, blocks);
+        break;
+    case SurfaceMethod::Narrow:
+        NarrowBand_Akinci2012::cells(lattice_, surfaceXs_, R, dense_, blocks);
+        break;
+    case SurfaceMethod::Sparse:
+        SparseGrid_Splashsurf::cells(lattice_, xs_, R, dense_, blocks);
+        break;
+    }
+}
+
+void SurfaceReconstructor::detect(std::span<const float> densities, Clock::time_point t0) {
+    const SurfaceSettings& settings = settings_;
+    SurfaceStats& st = result_.stats;
+    const size_t n = xs_.size();
+    const float r = settings.particleRadius;
+    const float h = settings.supportFactor * r;
+    if (!settings.detectSurface) {
+        result_.lambda.clear();
+        result_.surfaceFlag.clear();
+        surfaceXs_.clear();
+        st.tDetectMs = msSince(t0); // grid build only
+    } else {
+        rho_.resize(n);
+        lambda_.resize(n);
+        const float mass = settings.restDensity * 8.0f * r * r * r;
+        const CubicSplineKernel kernel(h);
+        if (densities.empty())
+            SurfaceDetection_Marrone2010::computeDensities(grid_, xs_, kernel, mass, rho_);
+        else
+            grid_.gather(densities, rho_);
+        SurfaceDetection_Marrone2010::computeLambda(grid_, xs_, rho_, kernel, mass, lambda_);
+        const auto order = grid_.order();
+        surfaceXs_.clear();
+        for (size_t k = 0; k < n; ++k) {
+            const bool surface = lambda_[k] <= settings.lambdaMin;
+            result_.lambda[order[k]] = lambda_[k];
+            result_.surfaceFlag[order[k]] = surface ? 1 : 0;
+            if (surface)
+                surfaceXs_.push_back(xs_[k]);
+        }
+        st.surfaceParticles = surfaceXs_.size();
+        st.tDetectMs = msSince(t0);
+    }
+}
+
+void SurfaceReconstructor::evaluateCorners() {
+    const SurfaceSettings& settings = settings_;
+    const float r = settings.particleRadius;
+    const float L = settings.effectiveLeafSize();
+    const float R = settings.kernelRadiusFactor * r;
+    const DistanceField_Solenthaler2007 field(r, R, settings.tLow, settings.tHigh);
+    static thread_local DistanceField_Solenthaler2007::Candidates candidates; // per worker thread, reused
+    field_.evaluate([&](const Vec3i& g0, const BlockMask& corners, float* phi) {
+        // Corners in groups of 2x2x2 share one candidate list (particles within R + half the
+        // group's diagonal of its centre): about 2x fewer distance tests than a grid query per corner.
+        const float halfDiag = 0.5f * std::sqrt(3.0f) * L;
+        const float reach = R + halfDiag, reach2 = reach * reach;
+        DistanceField_Solenthaler2007::Candidates& cand = candidates;
+        for (int gz = 0; gz < 8; gz += 2)
+            for (int gy = 0; gy < 8; gy += 2) {
+                const uint64_t rows = (corners[size_t(gz)] | corners[size_t(gz + 1)]);
+                for (int gx = 0; gx < 8; gx += 2) {
+                    const uint64_t groupBits = (0x303ull << (gx + 8 * gy));
+                    if (!(rows & groupBits))
+                        continue;
+                    const Vec3f centre =
+                        lattice_.corner(g0.x() + gx, g0.y() + gy, g0.z() + gz).array() + 0.5f * L;
+                    cand.clear();
+                    forEachRangeInBox(
+                        grid_, centre.array() - reach, centre.array() + reach,
+                        [&](uint32_t b, uint32_t e) { cand.appendNear(xs_.data(), b, e, centre, reach2); });
+                    for (int dz = 0; dz < 2; ++dz)
+                        for (int dy = 0; dy < 2; ++dy)
+                            for (int dx = 0; dx < 2; ++dx) {
+                                const int lx = gx + dx, ly = gy + dy, lz = gz + dz;
+                                const int bit = lx + 8 * ly;
+                                if (!((corners[size_t(lz)] >> bit) & 1u))
+                                    continue;
+                                const Vec3f x = lattice_.corner(g0.x() + lx, g0.y() + ly, g0.z() + lz);
+                                phi[bit + 64 * lz] = field.phi(cand, x - centre);
+                            }
+                }
+            }
+    });
+}
+
+void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
+                                       const SurfaceSettings& settings) {
+    const auto t0 = Clock::now();
+    settings.validate();
+    settings_ = settings;
+    const size_t n = positions.size();
+    if (!densities.empty() && densities.size() != n) {
+        std::ostringstream s;
+        s << "surface reconstruction: " << densities.size() << " densities for " << n << " particles";
+        throw std::invalid_argument(s.str());
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (!positions[i].allFinite()) {
+            std::ostringstream s;
+            s << "surface reconstruction: particle " << i << " has a non-finite position";
+            throw std::invalid_argument(s.str());
+        }
+    SurfaceStats& st = result_.stats;
+    st = SurfaceStats{};
+    st.particles = n;
+    result_.leaves.clear();
+    result_.mesh.clear();
+    result_.lambda.resize(n);
+    result_.surfaceFlag.resize(n);
+    const float r = settings.particleRadius;
+    const float L = settings.effectiveLeafSize();
+    const float R = settings.kernelRadiusFactor * r;
+    const float h = settings.supportFactor * r;
+    st.leafSize = L;
+    if (n == 0) {
+        xs_.clear();
+        st.tTotalMs = msSince(t0);
+        st.peakBytes = workspaceBytes();
+        return;
+    }
+
+    // --- Detection (Marrone 2010) ---
+    grid_.setDomainFromPoints(positions, std::max(h, R));
+    grid_.build(positions);
+    grid_.gather(positions, xs_);
+    detect(densities, t0);
+    if (!settings.computeMesh) {
+        st.tTotalMs = msSince(t0);
+        st.peakBytes = workspaceBytes();
+        return;
+    }
+
+    // --- Lattice shared by all methods: every corner within R of a particle lies inside. ---
+    const auto t1 = Clock::now();
+    Aabb box;
+    for (const Vec3f& p : xs_)
+        box.extend(p);
+    const float margin = R + L;
+    lattice_.origin = box.min.array() - margin;
+    lattice_.cell = L;
+    const Vec3f ext = box.extent().array() + 2.0f * margin;
+    for (int a = 0; a < 3; ++a) {
+        const double cells = std::ceil(double(ext[a]) / double(L));
+        if (cells > double(1 << 20)) {
+            std::ostringstream s;
+            s << "surface reconstruction: the particles span " << ext[a] << " m, " << cells
+              << " cells of L = " << L << " m on one axis (limit 1048576); check for far-flung particles";
+            throw std::length_error(s.str());
+        }
+        lattice_.dims[a] = std::max(1, int(cells));
+    }
+    depth_ = Octree_Shao2016::depthFor(lattice_.dims);
+    st.cubesUniform = lattice_.cellCount();
+
+    // --- Cells of the chosen method (octree: Shao 2016 §5) ---
+    buildCells(settings.method, blocks_, false);
+    st.cubes = countCells(blocks_);
+    if (settings.method == SurfaceMethod::Octree) {
+        const auto& c = octree_.counts();
+        st.cubesOctree = st.cubes;
+        st.octreeNodes = c.nodes;
+        st.octreeLeaves = c.leaves;
+        st.octreeDepth = uint64_t(depth_);
+    }
+    if (settings.method == SurfaceMethod::Narrow)
+        st.cubesNarrow = st.cubes;
+    if (settings.method == SurfaceMethod::Sparse)
+        st.cubesSparse = st.cubes;
+    field_.setCells(lattice_, blocks_);
+    st.corners = field_.corners();
+    st.blocks = field_.blockCount();
+    st.tOctreeMs = msSince(t1);
+
+    // --- Distance field at the needed corners (Zhu & Bridson 2005, Solenthaler 2007) ---
+    const auto t2 = Clock::now();
+    evaluateCorners();
+    st.tDistanceMs = msSince(t2);
+
+    // --- Marching cubes (Lorensen & Cline 1987) ---
+    const auto t3 = Clock::now();
+    field_.marchingCubes(result_.mesh, settings.computeNormals);
+    st.vertices = result_.mesh.vertices.size();
+    st.triangles = result_.mesh.triangles.size();
+    st.tMcMs = msSince(t3);
+    st.tTotalMs = msSince(t0);
+    st.peakBytes = workspaceBytes();
+
+    // --- The other methods' cell counts (not timed in tTotal) ---
+    if (settings.countBaselines) {
+        for (SurfaceMethod m : {SurfaceMethod::Octree, SurfaceMethod::Narrow, SurfaceMethod::Sparse}) {
+            if (m == settings.method)
+                continue;
+            if (!settings.detectSurface && m != SurfaceMethod::Sparse)
+                continue; // needs surface particles
+            if (m == SurfaceMethod::Narrow && settings.method == SurfaceMethod::Octree &&
+                settings.sEnlargementFactor == 1.0f) {
+                st.cubesNarrow = st.cubes; // same rule (box distance <= R to a surface particle)
+                continue;
+            }
+            try {
+                buildCells(m, countBlocks_, true);
+            } catch (const std::length_error&) {
+                continue; // too large to count: stays 0
+            }
+            const uint64_t c = countCells(countBlocks_);
+            if (m == SurfaceMethod::Octree)
+                st.cubesOctree = c;
+            if (m == SurfaceMethod::Narrow)
+                st.cubesNarrow = c;
+            if (m == SurfaceMethod::Sparse)
+                st.cubesSparse = c;
+        }
+    }
+}
+
+uint64_t SurfaceReconstructor::workspaceBytes() const {
+    // The grid's own buffers: cellStart (cells + 1), cursor (cells), order and keys (n each).
+    const size_t gridBytes =
+        (2 * grid_.cellCount() + 1) * sizeof(uint32_t) + 2 * grid_.pointCount() * sizeof(uint32_t);
+    const auto& m = result_.mesh;
+    return gridBytes + xs_.capacity() * sizeof(Vec3f) +
+           (rho_.capacity() + lambda_.capacity()) * sizeof(float) + surfaceXs_.capacity() * sizeof(Vec3f) +
+           octree_.bytes() + dense_.bytes() +
+           (blocks_.capacity() + countBlocks_.capacity()) * sizeof(CellBlock) + field_.bytes() +
+           result_.lambda.capacity() * sizeof(float) + result_.surfaceFlag.capacity() +
+           result_.leaves.capacity() * sizeof(OctreeLeaf) +
+           (m.vertices.capacity() + m.normals.capacity()) * sizeof(Vec3f) +
+           m.triangles.capacity() * sizeof(m.triangles[0]);
+}
+
+} // namespace octo

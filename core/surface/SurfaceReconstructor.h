@@ -1,0 +1,61 @@
+#pragma once
+// Surface reconstruction after every step (Shao, Liu & Wang 2016): surface-particle detection
+// (Marrone 2010), the adaptive octree (Octree_Shao2016) or a baseline cell set (GridBaselines),
+// the distance field at the chosen corners (Zhu & Bridson 2005 / Solenthaler 2007) and welded
+// marching cubes (Lorensen & Cline 1987). All buffers live in this object and keep their capacity
+// between frames: keep one reconstructor per particle stream.
+//
+//   SurfaceReconstructor rec;
+//   rec.reconstruct(positions, densities /* may be empty */, settings);
+//   const SurfaceResult& r = rec.result(); // lambda, surfaceFlag (caller's order), leaves, mesh, stats
+#include "common/Types.h"
+#include "sph/NeighborGrid.h"
+#include "surface/BlockCornerField.h"
+#include "surface/GridBaselines.h"
+#include "surface/Octree_Shao2016.h"
+#include "surface/SurfaceSettings.h"
+
+#include <chrono>
+#include <span>
+#include <vector>
+
+namespace octo {
+
+class SurfaceReconstructor {
+public:
+    /// positions: fluid particles (finite); densities: solver densities in the same order, or
+    /// empty to compute them with the cubic spline kernel (h = supportFactor r, m = rho0 (2r)^3).
+    /// Throws std::invalid_argument for NaN positions, a density array of the wrong size or bad
+    /// settings; std::length_error when a baseline's grid would be too large.
+    void reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
+                     const SurfaceSettings& settings);
+    const SurfaceResult& result() const { return result_; }
+    SurfaceResult& result() { return result_; }
+
+    /// The lattice used by the last reconstruction (shared by all methods).
+    const Lattice& lattice() const { return lattice_; }
+    /// phi at an arbitrary point, with the particles of the last reconstruction.
+    float distanceAt(const Vec3f& x) const;
+
+private:
+    using Clock = std::chrono::steady_clock;
+    void detect(std::span<const float> densities, Clock::time_point t0);
+    void evaluateCorners();
+    void buildCells(SurfaceMethod method, std::vector<CellBlock>& blocks, bool forCount);
+    uint64_t workspaceBytes() const;
+
+    SurfaceSettings settings_;
+    NeighborGrid grid_;
+    std::vector<Vec3f> xs_;           // sorted positions
+    std::vector<float> rho_, lambda_; // sorted order
+    std::vector<Vec3f> surfaceXs_;    // surface particles, sorted order
+    Lattice lattice_;
+    int depth_ = 0;
+    Octree_Shao2016 octree_;
+    DenseBlockScratch dense_;
+    std::vector<CellBlock> blocks_, countBlocks_;
+    BlockCornerField field_;
+    SurfaceResult result_;
+};
+
+} // namespace octo

@@ -1,0 +1,92 @@
+#include "surface/SurfaceSettings.h"
+
+#include "common/Parameters.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace octo {
+
+const char* surfaceMethodName(SurfaceMethod m) {
+    switch (m) {
+    case SurfaceMethod::Octree:
+        return "octree";
+    case SurfaceMethod::Uniform:
+        return "uniform";
+    case SurfaceMethod::Narrow:
+        return "narrow";
+    case SurfaceMethod::Sparse:
+        return "sparse";
+    }
+    return "?";
+}
+
+SurfaceMethod parseSurfaceMethod(const std::string& name) {
+    for (SurfaceMethod m :
+         {SurfaceMethod::Octree, SurfaceMethod::Uniform, SurfaceMethod::Narrow, SurfaceMethod::Sparse})
+        if (name == surfaceMethodName(m))
+            return m;
+    throw std::invalid_argument("unknown surface method '" + name +
+                                "', expected one of octree|uniform|narrow|sparse");
+}
+
+float SurfaceSettings::effectiveLeafSize() const {
+    // A slab of thickness 2r always holds a lattice corner when L*sqrt(3) <= 2r (ALGORITHMS.md §5).
+    return leafSize > 0.0f ? leafSize : 2.0f * particleRadius / std::sqrt(3.0f);
+}
+
+std::string SurfaceSettings::warning() const {
+    const float lmax = 2.0f * particleRadius / std::sqrt(3.0f);
+    if (leafSize > lmax * 1.0001f) {
+        std::ostringstream s;
+        s << "leaf size " << leafSize << " m is larger than 2r/sqrt(3) = " << lmax
+          << " m: one-particle-thick sheets may open holes";
+        return s.str();
+    }
+    return {};
+}
+
+void SurfaceSettings::validate() const {
+    auto bad = [](const char* what, double v, const char* range) {
+        std::ostringstream s;
+        s << "surface setting " << what << " = " << v << " is invalid (" << range << ")";
+        throw std::invalid_argument(s.str());
+    };
+    if (!(particleRadius > 0.0f) || !std::isfinite(particleRadius))
+        bad("particleRadius", particleRadius, "> 0");
+    if (!(restDensity > 0.0f) || !std::isfinite(restDensity))
+        bad("restDensity", restDensity, "> 0");
+    if (!(leafSize >= 0.0f) || !std::isfinite(leafSize))
+        bad("leafSize", leafSize, ">= 0");
+    if (!(kernelRadiusFactor >= 1.0f) || !std::isfinite(kernelRadiusFactor))
+        bad("kernelRadiusFactor", kernelRadiusFactor, ">= 1");
+    if (!(supportFactor >= 1.0f) || !std::isfinite(supportFactor))
+        bad("supportFactor", supportFactor, ">= 1");
+    if (!(tHigh > tLow))
+        bad("tHigh", tHigh, "> tLow");
+    if (!(sEnlargementFactor > 0.0f) || sEnlargementFactor > 1.0f)
+        bad("sEnlargementFactor", sEnlargementFactor, "(0, 1]");
+    if (!std::isfinite(lambdaMin))
+        bad("lambdaMin", lambdaMin, "finite");
+    if (!detectSurface && (method == SurfaceMethod::Octree || method == SurfaceMethod::Narrow))
+        throw std::invalid_argument(std::string("surface method ") + surfaceMethodName(method) +
+                                    " needs the surface-particle detection (detectSurface = false)");
+}
+
+SurfaceSettings surfaceSettingsFromParameters(const ParameterSet& params) {
+    SurfaceSettings s;
+    s.particleRadius = params.getf("particleRadius");
+    s.restDensity = params.getf("restDensity");
+    s.lambdaMin = params.getf("lambdaMin");
+    s.leafSize = params.getf("leafSize");
+    s.kernelRadiusFactor = params.getf("kernelRadiusFactor");
+    s.tLow = params.getf("tLow");
+    s.tHigh = params.getf("tHigh");
+    s.method = parseSurfaceMethod(params.choice("surfaceMethod"));
+    if (params.values().count("surfaceSEnlargement"))
+        s.sEnlargementFactor = params.getf("surfaceSEnlargement");
+    return s;
+}
+
+} // namespace octo

@@ -1,0 +1,98 @@
+#pragma once
+// Settings, statistics and per-frame outputs of the surface reconstruction (ALGORITHMS.md §4-8).
+#include "common/TriangleMesh.h"
+#include "common/Types.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace octo {
+class ParameterSet;
+
+/// Which cells get distance values. All four share one lattice (origin and edge L), one phi and
+/// one marching-cubes pass, so their meshes agree wherever their cell sets cover the surface.
+enum class SurfaceMethod : uint8_t {
+    Octree = 0,  ///< Shao et al. 2016: surface leaves of the adaptive octree (the paper's method)
+    Uniform = 1, ///< Solenthaler et al. 2007 ("CAVW_2007"): every cell of the fluid's bounding box
+    Narrow = 2,  ///< Akinci et al. 2012 ("CGF_2012"): cells within R of a surface particle, no octree
+    Sparse = 3,  ///< splashsurf-style: all cells of 8^3-cell blocks touched by any particle's R-box
+};
+const char* surfaceMethodName(SurfaceMethod m);
+/// Throws std::invalid_argument naming the accepted values.
+SurfaceMethod parseSurfaceMethod(const std::string& name);
+
+struct SurfaceSettings {
+    float particleRadius = 0.01f;    ///< r [m]; rest spacing 2r
+    float restDensity = 1000.0f;     ///< rho0 [kg/m^3]; m = rho0 (2r)^3
+    float lambdaMin = 0.75f;         ///< surface particle when lambda <= lambdaMin (Marrone 2010)
+    float leafSize = 0.0f;           ///< L [m]; 0 = automatic 2r/sqrt(3)
+    float kernelRadiusFactor = 4.0f; ///< R = factor * r for the distance field (Zhu & Bridson)
+    float supportFactor = 4.0f;      ///< h = factor * r for the detection kernel (cubic spline)
+    float tLow = 0.4f, tHigh = 3.5f; ///< Solenthaler 2007 f-factor thresholds on EVmax
+    /// Enlargement l of the octree's S set, in units of R (the paper: 1). Smaller values keep a
+    /// thinner band; the zero level set lies within about r of the outermost particles, so values
+    /// down to about (r + sqrt(3) L) / R still cover it.
+    float sEnlargementFactor = 1.0f;
+    SurfaceMethod method = SurfaceMethod::Octree;
+    bool computeMesh = true; ///< false: detection (+ octree) only
+    /// false: skip the surface-particle detection. Only the uniform and sparse baselines can run
+    /// without it (they do not use surface particles); lambda and surfaceFlag are then empty.
+    bool detectSurface = true;
+    bool storeLeaves = true; ///< keep every octree leaf with its class (for drawing)
+    bool computeNormals = true;
+    /// Fills the cheap counts cubesUniform/Narrow/Sparse even when another method is chosen.
+    bool countBaselines = true;
+
+    /// Leaf edge actually used.
+    float effectiveLeafSize() const;
+    /// Non-empty when the settings are usable but risky (e.g. L > 2r/sqrt(3): thin sheets may open).
+    std::string warning() const;
+    /// Throws std::invalid_argument naming the bad value.
+    void validate() const;
+};
+
+/// Reads particleRadius, restDensity, lambdaMin, leafSize, kernelRadiusFactor, tLow, tHigh,
+/// surfaceMethod (and surfaceSEnlargement when present) from the shared parameter table.
+SurfaceSettings surfaceSettingsFromParameters(const ParameterSet& params);
+
+/// Same numeric values as octo::NodeClass in sim/FrameSnapshot.h (a static_cast converts).
+enum class CellClass : uint8_t { Exterior = 0, Interior = 1, Surface = 2 };
+
+struct OctreeLeaf {
+    Vec3f min = Vec3f::Zero();
+    float edge = 0.0f;
+    uint8_t depth = 0;
+    CellClass cls = CellClass::Exterior;
+};
+
+/// Work and time of one reconstruction (the paper's Tables 2-3).
+/// A "cube" is a lattice cell of edge L whose 8 corners got distance values with a method
+/// (for the octree: its surface leaves, each at the finest level). corners counts the distinct
+/// lattice corners where phi was actually evaluated (each at most once).
+struct SurfaceStats {
+    uint64_t particles = 0;
+    uint64_t surfaceParticles = 0;
+    uint64_t cubes = 0;        ///< cells of the chosen method
+    uint64_t corners = 0;      ///< phi evaluations of the chosen method
+    uint64_t cubesOctree = 0;  ///< surface leaves (0 when not computed)
+    uint64_t cubesUniform = 0; ///< all cells of the lattice box
+    uint64_t cubesNarrow = 0;  ///< cells within R (box distance) of a surface particle
+    uint64_t cubesSparse = 0;  ///< cells of the blocks the sparse grid activates
+    uint64_t octreeNodes = 0, octreeLeaves = 0, octreeDepth = 0;
+    uint64_t blocks = 0; ///< 8^3-cell blocks holding corners
+    uint64_t vertices = 0, triangles = 0;
+    float leafSize = 0.0f;
+    double tDetectMs = 0, tOctreeMs = 0, tDistanceMs = 0, tMcMs = 0, tTotalMs = 0;
+    uint64_t peakBytes = 0; ///< bytes held by the workspace (container capacities) at the end of the frame
+};
+
+struct SurfaceResult {
+    std::vector<float> lambda;        ///< per particle, caller's order
+    std::vector<uint8_t> surfaceFlag; ///< 1 = surface particle, caller's order
+    std::vector<OctreeLeaf> leaves;   ///< octree leaves with class (octree method, storeLeaves)
+    TriangleMesh mesh;                ///< welded, indexed, outward-oriented
+    SurfaceStats stats;
+};
+
+} // namespace octo

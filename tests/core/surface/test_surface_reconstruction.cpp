@@ -1,0 +1,262 @@
+// Surface reconstruction: detection (Marrone 2010), octree (Shao 2016), distance field and
+// marching cubes, and the three baselines on the same particles.
+#include "MeshChecks.h"
+#include "surface/ParticleShapes.h"
+#include "surface/SurfaceReconstructor.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <numbers>
+
+using namespace octo;
+
+namespace {
+constexpr float kR = 0.01f, kD0 = 0.02f;
+
+SurfaceSettings settingsFor(SurfaceMethod m) {
+    SurfaceSettings s;
+    s.particleRadius = kR;
+    s.method = m;
+    s.storeLeaves = false;
+    return s;
+}
+} // namespace
+
+class TestSurfaceReconstruction : public QObject {
+    Q_OBJECT
+private slots:
+    void detectionRestingBlock() {
+        const int n = 24;
+        const auto pts = latticeBlock(Vec3f::Zero(), n, n, n, kD0);
+        SurfaceReconstructor rec;
+        SurfaceSettings s = settingsFor(SurfaceMethod::Octree);
+        s.computeMesh = false;
+        rec.reconstruct(pts, {}, s);
+        const auto& res = rec.result();
+        QCOMPARE(res.lambda.size(), pts.size());
+        // The free faces are the block's fluid boundary, half a spacing (r) beyond the outermost
+        // particle centres; depth = distance of a particle centre to the nearest face.
+        size_t deep = 0, deepFlagged = 0, nearFace = 0, nearFaceFlagged = 0;
+        double lambdaDeepMin = 10, lambdaDeepMax = -10;
+        for (size_t i = 0; i < pts.size(); ++i) {
+            const Vec3f q = pts[i] / kD0;
+            float layer = 1e9f;
+            for (int a = 0; a < 3; ++a)
+                layer = std::min({layer, q[a], float(n - 1) - q[a]});
+            const float depth = layer + 0.5f; // in spacings
+            if (depth <= 1.0f + 1e-3f) {
+                ++nearFace;
+                nearFaceFlagged += res.surfaceFlag[i];
+            }
+            if (depth > 3.0f + 1e-3f) {
+                ++deep;
+                deepFlagged += res.surfaceFlag[i];
+                lambdaDeepMin = std::min(lambdaDeepMin, double(res.lambda[i]));
+                lambdaDeepMax = std::max(lambdaDeepMax, double(res.lambda[i]));
+            }
+        }
+        qInfo("near-face %zu/%zu flagged, deep %zu/%zu flagged, deep lambda in [%.3f, %.3f]", nearFaceFlagged,
+              nearFace, deepFlagged, deep, lambdaDeepMin, lambdaDeepMax);
+        QCOMPARE(nearFaceFlagged, nearFace);
+        QVERIFY(double(deepFlagged) < 0.02 * double(deep));
+        QVERIFY(std::abs(lambdaDeepMin - 1.0) <= 0.1 && std::abs(lambdaDeepMax - 1.0) <= 0.1);
+        // Surface particles are a minority (the paper: < 20 % in typical scenes; here a small block).
+        QVERIFY(res.stats.surfaceParticles < pts.size() / 2);
+
+        // An isolated particle: L = 0, lambda = 0, flagged.
+        auto withLoner = pts;
+        withLoner.push_back(Vec3f(2.0f, 2.0f, 2.0f));
+        rec.reconstruct(withLoner, {}, s);
+        QVERIFY(std::abs(rec.result().lambda.back()) < 1e-6f);
+        QCOMPARE(int(rec.result().surfaceFlag.back()), 1);
+    }
+
+    void sphereIsClosedManifold() {
+        // Lattice-sampled ball: terraced outer layer, still one closed surface.
+        {
+            const auto pts = latticeSphere(Vec3f::Zero(), 0.5f, kD0);
+            SurfaceReconstructor rec;
+            rec.reconstruct(pts, {}, settingsFor(SurfaceMethod::Octree));
+            const auto topo = test::checkTopology(rec.result().mesh);
+            QVERIFY(topo.closedManifold);
+            QCOMPARE(topo.euler, 2L);
+            QVERIFY(!topo.duplicateVertices);
+        }
+        // Shell-sampled ball (smooth outer layer at radius - r): the distance check.
+        const float radius = 0.5f;
+        const auto pts = shellSphere(Vec3f::Zero(), radius, kD0);
+        SurfaceReconstructor rec;
+        rec.reconstruct(pts, {}, settingsFor(SurfaceMethod::Octree));
+        const auto& res = rec.result();
+        const auto topo = test::checkTopology(res.mesh);
+        qInfo("sphere: %zu particles, %llu surface, %llu cubes (uniform %llu), %zu vertices, %zu triangles, "
+              "%.1f ms",
+              pts.size(), (unsigned long long)res.stats.surfaceParticles, (unsigned long long)res.stats.cubes,
+              (unsigned long long)res.stats.cubesUniform, res.mesh.vertices.size(), res.mesh.triangles.size(),
+              res.stats.tTotalMs);
+        QVERIFY2(topo.closedManifold,
+                 qPrintable(QString("bad edges: %1 %2").arg(topo.badEdges).arg(topo.problem.c_str())));
+        QCOMPARE(topo.euler, 2L);
+        QVERIFY(!topo.duplicateVertices);
+        QCOMPARE(res.mesh.normals.size(), res.mesh.vertices.size());
+
+        // Expected surface radius. The shells sit at radius - r - k d0, so the ball of fluid they
+        // stand for has the given radius. Flat-face model: particle layers at depths r + k d0 below
+        // the boundary, a point at height t above it. Integrating w = (1 - s^2)^3 over a layer's
+        // plane gives pi R^2 (1 - u^2)^4 / 4 with u = (layer height - point height) / R, so
+        // x - xbar = sum_k (1 - u_k^2)^4 (t + r + k d0) / sum_k (1 - u_k^2)^4. Deep in a flat
+        // face grad xbar has eigenvalues 1 (tangential) and < 1 (normal), so EVmax = 1 and
+        // f = 1 - (1 - (3.5 - 1) / 3.1)^3 = 0.9927. phi = |x - xbar| - r f = 0 then gives
+        // t = -0.135 r (R = 4r; it would be +0.014 r with the mass smeared continuously). The
+        // sphere's curvature lowers the boundary seen by the kernel by <a^2> / (2 radius), with
+        // <a^2> = 0.2 R^2 the kernel-weighted mean square lateral offset: 0.032 r. Expected
+        // surface: radius - 0.167 r.
+        const double expected = double(radius) - 0.167 * double(kR);
+        double worst = 0.0, mean = 0.0;
+        for (const Vec3f& v : res.mesh.vertices) {
+            const double dev = double(v.norm()) - expected;
+            mean += dev;
+            worst = std::max(worst, std::abs(dev));
+        }
+        mean /= double(res.mesh.vertices.size());
+        qInfo("sphere radius: expected %.5f, mean deviation %.5f (%.2f r), worst %.5f (%.2f r)", expected,
+              mean, mean / kR, worst, worst / kR);
+        QVERIFY(worst <= 0.5 * kR);
+        // Outward orientation: normals point away from the centre.
+        size_t outward = 0;
+        for (size_t i = 0; i < res.mesh.vertices.size(); ++i)
+            outward += res.mesh.normals[i].dot(res.mesh.vertices[i]) > 0.0f;
+        QCOMPARE(outward, res.mesh.vertices.size());
+    }
+
+    void thinSheetHasNoHoles() {
+        const int n = 50;
+        const auto pts = latticeBlock(Vec3f::Zero(), n, 1, n, kD0);
+        const double sheetArea = double(n * kD0) * double(n * kD0); // each particle covers d0^2
+        for (float enlargement : {1.0f, 0.5f}) {
+            for (SurfaceMethod m : {SurfaceMethod::Octree, SurfaceMethod::Uniform}) {
+                SurfaceReconstructor rec;
+                SurfaceSettings s = settingsFor(m);
+                s.sEnlargementFactor = enlargement;
+                rec.reconstruct(pts, {}, s);
+                const auto& mesh = rec.result().mesh;
+                const auto topo = test::checkTopology(mesh);
+                double projected = 0.0; // area projected on the sheet's plane, both sides
+                for (const auto& t : mesh.triangles) {
+                    const Vec3f c = (mesh.vertices[t[1]] - mesh.vertices[t[0]])
+                                        .cross(mesh.vertices[t[2]] - mesh.vertices[t[0]]);
+                    projected += 0.5 * std::abs(double(c.y()));
+                }
+                projected *= 0.5;
+                qInfo("sheet (%s, l = %.1f R): projected area %.4f vs %.4f, closed %d, euler %ld",
+                      surfaceMethodName(m), enlargement, projected, sheetArea, int(topo.closedManifold),
+                      topo.euler);
+                QVERIFY(topo.closedManifold);
+                QCOMPARE(topo.euler, 2L); // one closed sheet: no holes (a hole would lower it by 2)
+                QVERIFY(std::abs(projected - sheetArea) <= 0.05 * sheetArea);
+            }
+        }
+    }
+
+    void octreeScalesWithSurface() {
+        uint64_t octree[2], uniform[2];
+        for (int k = 0; k < 2; ++k) {
+            const int n = 20 << k;
+            SurfaceReconstructor rec;
+            rec.reconstruct(latticeBlock(Vec3f::Zero(), n, n, n, kD0), {},
+                            settingsFor(SurfaceMethod::Octree));
+            octree[k] = rec.result().stats.cubes;
+            uniform[k] = rec.result().stats.cubesUniform;
+        }
+        const double ro = double(octree[1]) / double(octree[0]), ru = double(uniform[1]) / double(uniform[0]);
+        qInfo("block 20^3 -> 40^3: octree cubes %llu -> %llu (x%.2f), uniform %llu -> %llu (x%.2f)",
+              (unsigned long long)octree[0], (unsigned long long)octree[1], ro,
+              (unsigned long long)uniform[0], (unsigned long long)uniform[1], ru);
+        QVERIFY(ro <= 4.5);
+        // The uniform box is the particles' box plus a margin R + L per side, so its cell count
+        // goes as (a + 2(R + L))^3: x6.2 here, tending to x8 for large blocks.
+        QVERIFY(ru > 6.0 && ru <= 8.0);
+        QVERIFY(ru > ro + 1.5);
+    }
+
+    void methodsAgree_data() {
+        QTest::addColumn<int>("shape");
+        QTest::newRow("sphere") << 0;
+        QTest::newRow("block") << 1;
+        QTest::newRow("sheet") << 2;
+        QTest::newRow("dambreak") << 3;
+    }
+    void methodsAgree() {
+        QFETCH(int, shape);
+        std::vector<Vec3f> pts = shape == 0   ? shellSphere(Vec3f::Zero(), 0.3f, kD0)
+                                 : shape == 1 ? latticeBlock(Vec3f::Zero(), 30, 20, 25, kD0)
+                                 : shape == 2 ? latticeBlock(Vec3f::Zero(), 40, 1, 30, kD0)
+                                              : damBreakFrame(20000, kD0); // wedge, tongue and splash
+        TriangleMesh meshes[4];
+        uint64_t cubes[4];
+        for (int m = 0; m < 4; ++m) {
+            SurfaceReconstructor rec;
+            rec.reconstruct(pts, {}, settingsFor(SurfaceMethod(m)));
+            meshes[m] = rec.result().mesh;
+            cubes[m] = rec.result().stats.cubes;
+        }
+        qInfo("cubes octree %llu uniform %llu narrow %llu sparse %llu; vertices %zu %zu %zu %zu",
+              (unsigned long long)cubes[0], (unsigned long long)cubes[1], (unsigned long long)cubes[2],
+              (unsigned long long)cubes[3], meshes[0].vertices.size(), meshes[1].vertices.size(),
+              meshes[2].vertices.size(), meshes[3].vertices.size());
+        const auto& uni = meshes[int(SurfaceMethod::Uniform)];
+        const auto& sparse = meshes[int(SurfaceMethod::Sparse)];
+        QVERIFY(!uni.empty());
+        QVERIFY(uni.vertices == sparse.vertices);
+        QVERIFY(uni.triangles == sparse.triangles);
+        for (SurfaceMethod m : {SurfaceMethod::Octree, SurfaceMethod::Narrow}) {
+            const auto& other = meshes[int(m)];
+            QCOMPARE(other.vertices.size(), uni.vertices.size());
+            QCOMPARE(other.triangles.size(), uni.triangles.size());
+            QVERIFY(test::maxVertexDifference(other, uni) <= 1e-4);
+        }
+        QVERIFY(cubes[int(SurfaceMethod::Octree)] < cubes[int(SurfaceMethod::Uniform)]);
+        QCOMPARE(cubes[int(SurfaceMethod::Octree)], cubes[int(SurfaceMethod::Narrow)]); // same rule, no tree
+
+        // The tighter S-set enlargement l = 0.75 R (option sEnlargementFactor) still loses nothing here.
+        SurfaceReconstructor rec;
+        SurfaceSettings tight = settingsFor(SurfaceMethod::Octree);
+        tight.sEnlargementFactor = 0.75f;
+        rec.reconstruct(pts, {}, tight);
+        qInfo("l = 0.75 R: %llu cubes (%.0f %% of l = R)", (unsigned long long)rec.result().stats.cubes,
+              100.0 * double(rec.result().stats.cubes) / double(cubes[0]));
+        QVERIFY(rec.result().stats.cubes < cubes[0]);
+        QVERIFY(rec.result().mesh.triangles == uni.triangles);
+        QVERIFY(test::maxVertexDifference(rec.result().mesh, uni) == 0.0);
+    }
+
+    void workspaceIsReusedAndInputChecked() {
+        SurfaceReconstructor rec;
+        const auto pts = latticeSphere(Vec3f::Zero(), 0.2f, kD0);
+        rec.reconstruct(pts, {}, settingsFor(SurfaceMethod::Octree));
+        const auto first = rec.result().stats;
+        rec.reconstruct(pts, {}, settingsFor(SurfaceMethod::Octree));
+        const auto second = rec.result().stats;
+        QCOMPARE(second.triangles, first.triangles);
+        // Capacities are kept: a repeat frame allocates (almost) nothing new. Per-thread scratch
+        // may still grow a little when the scheduler hands a thread a bigger subtree.
+        QVERIFY(second.peakBytes <= first.peakBytes + first.peakBytes / 10);
+        QVERIFY(first.peakBytes > 0);
+        // Given densities equal to the computed ones reproduce lambda.
+        std::vector<float> rho(pts.size(), 1000.0f);
+        rec.reconstruct(pts, rho, settingsFor(SurfaceMethod::Octree));
+        QVERIFY(rec.result().stats.triangles > 0);
+        auto bad = pts;
+        bad[3].y() = std::nanf("");
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 rec.reconstruct(bad, {}, settingsFor(SurfaceMethod::Octree)));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, rec.reconstruct(pts, std::vector<float>(3, 1.0f),
+                                                                        settingsFor(SurfaceMethod::Octree)));
+        rec.reconstruct({}, {}, settingsFor(SurfaceMethod::Octree));
+        QVERIFY(rec.result().mesh.empty());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSurfaceReconstruction)
+#include "test_surface_reconstruction.moc"
