@@ -1,0 +1,59 @@
+#pragma once
+// What the worker thread drives: the core Simulation (CoreSimulationModel) or, in tests and
+// before the core links, a synthetic stand-in (SyntheticModel). Keeps the GUI testable without
+// the solver and isolates the one file that calls octo::Simulation.
+#include "common/Parameters.h"
+#include "sim/FrameSnapshot.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace octo::app {
+
+class SimulationModel {
+public:
+    virtual ~SimulationModel() = default;
+
+    virtual void reset() = 0;
+    /// One solver step (may throw on a blow-up).
+    virtual void step() = 0;
+    virtual void setParameter(const std::string& name, double value) = 0;
+    virtual const ParameterSet& parameters() const = 0;
+    virtual FrameSnapshotPtr snapshot() const = 0;
+    virtual double time() const = 0;
+    virtual uint64_t stepCount() const = 0;
+    /// Non-empty when the state is broken (NaN/Inf, particles left the domain).
+    virtual std::string healthProblem() const { return {}; }
+
+    // Interaction; the default says "not available yet" so the GUI can tell the user.
+    virtual bool supportsDrag() const { return false; }
+    virtual void beginDrag(int bodyId, const Vec3f& bodySpacePoint) {}
+    virtual void setDragTarget(const Vec3f& worldPoint) {}
+    virtual void endDrag() {}
+    virtual bool supportsStir() const { return false; }
+    virtual void stir(const Vec3f& rayOrigin, const Vec3f& rayDir, float radius, float strength) {}
+    /// Re-runs the surface reconstruction on the current state (after a λmin / L edit while paused).
+    virtual void reconstructNow() {}
+
+    virtual void exportParticles(const std::string& path) const = 0;
+    virtual void exportMesh(const std::string& path) const;
+};
+
+/// Builds a model for a scene name ("dam-break") or a scene file path (ends in .json).
+/// Throws with a message naming the scene when it cannot be built.
+using ModelFactory = std::function<std::unique_ptr<SimulationModel>(
+    const std::string& scene, const std::vector<std::string>& overrides)>;
+
+/// The factory the application uses: the core Simulation when it is linked, else the synthetic
+/// model for the scene name "synthetic" and an error for every other name.
+ModelFactory defaultModelFactory();
+/// True when octofluid was built with the core Simulation available.
+bool coreSimulationAvailable();
+
+/// Built-in scene names offered in the Scene dock.
+const std::vector<std::string>& builtinSceneNames();
+
+} // namespace octo::app

@@ -1,0 +1,350 @@
+// TBB before Qt: its headers use the identifier `emit`, which Qt defines as a macro.
+#include <tbb/task_arena.h>
+#include <tbb/task_scheduler_observer.h>
+
+#include "SimulationWorker.h"
+
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+#include <chrono>
+#include <exception>
+
+namespace octo::app {
+
+namespace {
+/// The simulation yields to the GUI: its threads run at a lower scheduling priority (nice), so
+/// on a 2-core machine a busy solver cannot starve the event loop and the rasteriser.
+void lowerCurrentThreadPriority() {
+#ifdef __linux__
+    setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 10); // per-thread on Linux; best effort
+#endif
+}
+
+class LowPriorityObserver : public tbb::task_scheduler_observer {
+public:
+    explicit LowPriorityObserver(tbb::task_arena& arena) : tbb::task_scheduler_observer(arena) {
+        observe(true);
+    }
+    ~LowPriorityObserver() override { observe(false); }
+    void on_scheduler_entry(bool) override { lowerCurrentThreadPriority(); }
+};
+
+int64_t nowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+} // namespace
+
+// ---- CommandQueue ----
+
+void CommandQueue::push(WorkerCommand command) {
+    {
+        std::lock_guard lock(mutex_);
+        commands_.push_back(std::move(command));
+    }
+    cv_.notify_one();
+}
+
+std::deque<WorkerCommand> CommandQueue::takeAll() {
+    std::deque<WorkerCommand> out;
+    std::lock_guard lock(mutex_);
+    out.swap(commands_);
+    return out;
+}
+
+std::deque<WorkerCommand> CommandQueue::pending() const {
+    std::lock_guard lock(mutex_);
+    return commands_;
+}
+
+void CommandQueue::waitFor(int milliseconds) {
+    std::unique_lock lock(mutex_);
+    cv_.wait_for(lock, std::chrono::milliseconds(milliseconds), [&] { return !commands_.empty() || woken_; });
+    woken_ = false;
+}
+
+void CommandQueue::wake() {
+    {
+        std::lock_guard lock(mutex_);
+        woken_ = true;
+    }
+    cv_.notify_one();
+}
+
+// ---- SimulationWorker ----
+
+SimulationWorker::SimulationWorker(ModelFactory factory, QObject* parent)
+    : QThread(parent), factory_(std::move(factory)) {
+    setObjectName("SimulationWorker");
+}
+
+SimulationWorker::~SimulationWorker() {
+    shutdown();
+}
+
+void SimulationWorker::shutdown() {
+    stop_ = true;
+    queue_.wake();
+    wait();
+}
+
+void SimulationWorker::post(WorkerCommand command) {
+    queue_.push(std::move(command));
+}
+
+void SimulationWorker::loadScene(const std::string& scene, const std::vector<std::string>& overrides) {
+    WorkerCommand c;
+    c.type = WorkerCommand::Type::LoadScene;
+    c.text = scene;
+    c.overrides = overrides;
+    post(std::move(c));
+}
+
+void SimulationWorker::setParameter(const std::string& name, double value) {
+    WorkerCommand c;
+    c.type = WorkerCommand::Type::SetParameter;
+    c.text = name;
+    c.value = value;
+    post(std::move(c));
+}
+
+void SimulationWorker::play() {
+    post(WorkerCommand::of(WorkerCommand::Type::Play));
+}
+void SimulationWorker::pause() {
+    post(WorkerCommand::of(WorkerCommand::Type::Pause));
+}
+void SimulationWorker::togglePlay() {
+    isPlaying() ? pause() : play();
+}
+void SimulationWorker::stepOnce() {
+    post(WorkerCommand::of(WorkerCommand::Type::Step));
+}
+void SimulationWorker::reset() {
+    post(WorkerCommand::of(WorkerCommand::Type::Reset));
+}
+
+void SimulationWorker::runUntilTime(double seconds) {
+    WorkerCommand c;
+    c.type = WorkerCommand::Type::RunUntilTime;
+    c.value = seconds;
+    post(std::move(c));
+}
+
+PublishedFramePtr SimulationWorker::latestFrame() const {
+    std::lock_guard lock(frameMutex_);
+    return latest_;
+}
+
+void SimulationWorker::run() {
+    lowerCurrentThreadPriority();
+    tbb::task_arena arena;
+    LowPriorityObserver observer(arena);
+    arena.execute([this] { loop(); });
+    model_.reset();
+}
+
+void SimulationWorker::loop() {
+    windowStartNs_ = nowNs();
+    while (!stop_) {
+        for (const WorkerCommand& c : queue_.takeAll()) {
+            try {
+                apply(c);
+            } catch (const std::exception& e) {
+                emit errorOccurred(QString::fromStdString(e.what()));
+            }
+        }
+        if (stop_)
+            break;
+        if (model_ && (playing_ || pendingSteps_ > 0)) {
+            stepModel();
+        } else {
+            if (model_ && dirty_)
+                publish();
+            queue_.waitFor(30);
+        }
+    }
+}
+
+void SimulationWorker::apply(const WorkerCommand& c) {
+    using T = WorkerCommand::Type;
+    if (c.type == T::LoadScene) {
+        playing_ = false;
+        model_.reset();
+        scene_ = c.text;
+        brokenReported_ = false;
+        try {
+            model_ = factory_(c.text, c.overrides); // throws with the scene's name on failure
+        } catch (const std::exception& e) {
+            lastLoadError_ = e.what();
+            throw;
+        }
+        lastLoadError_.clear();
+        lastGoodStep_ = 0;
+        dirty_ = true;
+        emit sceneLoaded(QString::fromStdString(c.text));
+        return;
+    }
+    if (!model_) {
+        if (c.type == T::Play || c.type == T::Pause || c.type == T::Step || c.type == T::RunUntilTime)
+            playing_ = false;
+        throw std::runtime_error(lastLoadError_.empty() ? "no scene is loaded"
+                                                        : "no scene is loaded: " + lastLoadError_);
+    }
+    switch (c.type) {
+    case T::LoadScene:
+        break;
+    case T::Reset:
+        model_->reset();
+        brokenReported_ = false;
+        lastGoodStep_ = 0;
+        dirty_ = true;
+        break;
+    case T::SetParameter: {
+        model_->setParameter(c.text, c.value); // ParameterError names the range
+        const ParameterInfo* info = findParameter(c.text);
+        // λmin, L, ... act on the current frame right away even when paused (issue 5, item 4).
+        if (info && info->group == "Surface" && !playing_)
+            model_->reconstructNow();
+        dirty_ = true;
+        break;
+    }
+    case T::Play:
+        playing_ = true;
+        break;
+    case T::Pause:
+        playing_ = false;
+        runUntil_ = false;
+        dirty_ = true;
+        break;
+    case T::Step:
+        playing_ = false;
+        ++pendingSteps_;
+        break;
+    case T::RunUntilTime:
+        runUntil_ = true;
+        runUntilTime_ = c.value;
+        playing_ = true;
+        break;
+    case T::BeginDrag:
+    case T::DragTarget:
+    case T::EndDrag:
+        if (!model_->supportsDrag()) {
+            if (!dragWarned_)
+                emit errorOccurred("dragging bodies needs Simulation::beginDrag/setDragTarget/endDrag (not "
+                                   "in the core yet)");
+            dragWarned_ = true;
+            break;
+        }
+        if (c.type == T::BeginDrag)
+            model_->beginDrag(c.id, c.a);
+        else if (c.type == T::DragTarget)
+            model_->setDragTarget(c.a);
+        else
+            model_->endDrag();
+        dirty_ = true;
+        break;
+    case T::Stir:
+        if (!model_->supportsStir()) {
+            if (!dragWarned_)
+                emit errorOccurred("the stir tool needs Simulation::stir (not in the core yet)");
+            dragWarned_ = true;
+            break;
+        }
+        model_->stir(c.a, c.b, float(c.value), 1.0f);
+        break;
+    case T::Reconstruct:
+        model_->reconstructNow();
+        dirty_ = true;
+        break;
+    case T::ExportParticles:
+        model_->exportParticles(c.text);
+        emit exportFinished(QString::fromStdString(c.text));
+        break;
+    case T::ExportMesh:
+        model_->exportMesh(c.text);
+        emit exportFinished(QString::fromStdString(c.text));
+        break;
+    }
+}
+
+void SimulationWorker::stepModel() {
+    const int64_t t0 = nowNs();
+    std::string problem;
+    try {
+        model_->step();
+        problem = model_->healthProblem();
+    } catch (const std::exception& e) {
+        problem = std::string("step failed: ") + e.what();
+    }
+    const int64_t t1 = nowNs();
+    lastStepMs_ = double(t1 - t0) * 1e-6;
+    if (pendingSteps_ > 0)
+        --pendingSteps_;
+    ++stepsInWindow_;
+    if (t1 - windowStartNs_ > 500'000'000) {
+        stepsPerSecond_ = double(stepsInWindow_) * 1e9 / double(t1 - windowStartNs_);
+        stepsInWindow_ = 0;
+        windowStartNs_ = t1;
+    }
+    if (!problem.empty()) {
+        // Blow-up guard: stop, keep the last state visible, tell the GUI once.
+        playing_ = false;
+        runUntil_ = false;
+        pendingSteps_ = 0;
+        lastProblem_ = problem;
+        if (!brokenReported_) {
+            brokenReported_ = true;
+            emit blowUp(QString::fromStdString(problem), qulonglong(lastGoodStep_));
+        }
+        publish();
+        return;
+    }
+    lastGoodStep_ = model_->stepCount();
+    bool force = !playing_;
+    if (runUntil_ && model_->time() >= runUntilTime_) {
+        runUntil_ = false;
+        playing_ = false;
+        publish();
+        emit targetReached(model_->time());
+        return;
+    }
+    if (force || t1 - lastPublishNs_ >= int64_t(publishIntervalMs_) * 1'000'000)
+        publish();
+}
+
+void SimulationWorker::publish() {
+    auto frame = std::make_shared<PublishedFrame>();
+    try {
+        frame->snapshot = model_->snapshot();
+    } catch (const std::exception& e) {
+        auto empty = std::make_shared<FrameSnapshot>();
+        empty->status = std::string("snapshot failed: ") + e.what();
+        frame->snapshot = empty;
+    }
+    if (brokenReported_ && frame->snapshot && frame->snapshot->status.empty()) {
+        auto copy = std::make_shared<FrameSnapshot>(*frame->snapshot);
+        copy->status = lastProblem_;
+        frame->snapshot = copy;
+    }
+    frame->parameters = model_->parameters();
+    frame->serial = ++serial_;
+    frame->scene = scene_;
+    frame->playing = playing_;
+    frame->stepsPerSecond = playing_ ? stepsPerSecond_ : 0.0;
+    frame->lastStepMs = lastStepMs_;
+    frame->dragSupported = model_->supportsDrag();
+    {
+        std::lock_guard lock(frameMutex_);
+        latest_ = std::move(frame);
+    }
+    lastPublishNs_ = nowNs();
+    dirty_ = false;
+}
+
+} // namespace octo::app

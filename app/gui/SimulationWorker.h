@@ -1,0 +1,147 @@
+#pragma once
+// The simulation thread: owns the SimulationModel, steps it while playing, applies commands
+// from the GUI between steps (never mid-step) and publishes immutable frames by pointer swap.
+// The GUI polls latestFrame() on a timer and never waits for a step.
+#include "SimulationModel.h"
+
+#include <QThread>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+namespace octo::app {
+
+struct WorkerCommand {
+    enum class Type {
+        LoadScene, ///< text = scene name or .json path, overrides
+        Reset,
+        SetParameter, ///< text = name, value
+        Play,
+        Pause,
+        Step,         ///< one step, then pause
+        RunUntilTime, ///< play until simulated time >= value, then pause and signal
+        BeginDrag,    ///< id = body, a = body-space grab point
+        DragTarget,   ///< a = world target
+        EndDrag,
+        Stir, ///< a = ray origin, b = ray direction, value = radius
+        Reconstruct,
+        ExportParticles, ///< text = path
+        ExportMesh,      ///< text = path
+    };
+    Type type = Type::Play;
+    std::string text;
+    double value = 0.0;
+    int id = -1;
+    Vec3f a = Vec3f::Zero(), b = Vec3f::Zero();
+    std::vector<std::string> overrides;
+
+    static WorkerCommand of(Type type) {
+        WorkerCommand c;
+        c.type = type;
+        return c;
+    }
+};
+
+/// Multi-producer, single-consumer command queue (mutex held only to push/swap).
+class CommandQueue {
+public:
+    void push(WorkerCommand command);
+    std::deque<WorkerCommand> takeAll();
+    /// Copy of the pending commands (tests, diagnostics).
+    std::deque<WorkerCommand> pending() const;
+    /// Sleeps until a command arrives, wake() is called or the timeout passes.
+    void waitFor(int milliseconds);
+    void wake();
+
+private:
+    mutable std::mutex mutex_;
+    std::condition_variable cv_;
+    std::deque<WorkerCommand> commands_;
+    bool woken_ = false;
+};
+
+/// What the worker publishes: the snapshot plus the parameters it was made with.
+struct PublishedFrame {
+    FrameSnapshotPtr snapshot;
+    ParameterSet parameters;
+    uint64_t serial = 0; ///< increases with every publish
+    std::string scene;
+    bool playing = false;
+    double stepsPerSecond = 0.0;
+    double lastStepMs = 0.0;
+    bool dragSupported = false;
+};
+using PublishedFramePtr = std::shared_ptr<const PublishedFrame>;
+
+class SimulationWorker : public QThread {
+    Q_OBJECT
+public:
+    explicit SimulationWorker(ModelFactory factory, QObject* parent = nullptr);
+    ~SimulationWorker() override;
+
+    void post(WorkerCommand command);
+    void loadScene(const std::string& scene, const std::vector<std::string>& overrides = {});
+    void setParameter(const std::string& name, double value);
+    void play();
+    void pause();
+    void togglePlay();
+    void stepOnce();
+    void reset();
+    void runUntilTime(double seconds);
+
+    /// Latest published frame (nullptr before the first one). Lock held for a pointer copy.
+    PublishedFramePtr latestFrame() const;
+    bool isPlaying() const { return playing_.load(); }
+    CommandQueue& commands() { return queue_; }
+    /// Minimum time between two publishes while playing (ms); every step when 0.
+    void setPublishIntervalMs(int ms) { publishIntervalMs_ = ms; }
+    /// Stops the loop and joins the thread (also done by the destructor).
+    void shutdown();
+
+signals:
+    void sceneLoaded(const QString& scene);
+    void errorOccurred(const QString& message);
+    void blowUp(const QString& message, qulonglong lastGoodStep);
+    void targetReached(double time);
+    void exportFinished(const QString& path);
+
+protected:
+    void run() override;
+
+private:
+    void loop();
+    void apply(const WorkerCommand& command);
+    void stepModel();
+    void publish();
+
+    ModelFactory factory_;
+    CommandQueue queue_;
+    std::atomic<bool> stop_{false};
+    std::atomic<bool> playing_{false};
+    std::atomic<int> publishIntervalMs_{15};
+
+    mutable std::mutex frameMutex_;
+    PublishedFramePtr latest_;
+
+    // Worker-thread state.
+    std::unique_ptr<SimulationModel> model_;
+    std::string scene_;
+    int pendingSteps_ = 0;
+    bool runUntil_ = false;
+    double runUntilTime_ = 0.0;
+    bool dirty_ = false;
+    bool brokenReported_ = false;
+    std::string lastProblem_;
+    std::string lastLoadError_;
+    bool dragWarned_ = false;
+    uint64_t lastGoodStep_ = 0;
+    uint64_t serial_ = 0;
+    double stepsPerSecond_ = 0.0;
+    double lastStepMs_ = 0.0;
+    int stepsInWindow_ = 0;
+    int64_t windowStartNs_ = 0;
+    int64_t lastPublishNs_ = 0;
+};
+
+} // namespace octo::app

@@ -1,0 +1,81 @@
+#pragma once
+// The central 3D view: draws the latest published frame with the SceneRenderer and turns
+// mouse input into camera moves or tool requests (drag a body, stir the fluid).
+#include "SimulationWorker.h"
+#include "render/Camera.h"
+#include "render/Picking.h"
+#include "render/RenderSettings.h"
+#include "render/SceneRenderer.h"
+
+#include <QElapsedTimer>
+#include <QOpenGLWidget>
+
+namespace octo::app {
+
+class ViewportWidget : public QOpenGLWidget {
+    Q_OBJECT
+public:
+    enum class Tool { Orbit, DragBody, Stir };
+
+    explicit ViewportWidget(QWidget* parent = nullptr);
+    ~ViewportWidget() override;
+
+    /// Shows a new frame (repaints). The first frame with a domain frames the camera.
+    void setFrame(PublishedFramePtr frame);
+    const PublishedFramePtr& frame() const { return frame_; }
+
+    const render::RenderSettings& settings() const { return settings_; }
+    void setSettings(const render::RenderSettings& settings);
+    render::OrbitCamera& camera() { return camera_; }
+    void resetCamera();
+    void setTool(Tool tool) { tool_ = tool; }
+    Tool tool() const { return tool_; }
+
+    /// Renders the current frame off-screen at the given pixel size (recording, captures).
+    QImage renderToImage(const QSize& size);
+    /// Paints per second over the last second.
+    double framesPerSecond() const { return fps_; }
+    /// CPU-side wall time of the last paintGL (ms), incl. uploads; with software GL also the raster work.
+    double lastPaintMs() const { return lastPaintMs_; }
+    QString glError() const { return glError_; }
+    const render::SceneRenderer& renderer() const { return renderer_; }
+
+signals:
+    void dragStarted(int bodyId, const octo::Vec3f& bodyPoint);
+    void dragMoved(const octo::Vec3f& worldTarget);
+    void dragEnded();
+    void stirRequested(const octo::Vec3f& rayOrigin, const octo::Vec3f& rayDir);
+    void rendered();
+    void glFailed(const QString& message);
+
+protected:
+    void initializeGL() override;
+    void resizeGL(int w, int h) override;
+    void paintGL() override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void wheelEvent(QWheelEvent* e) override;
+
+private:
+    void cleanupGL();
+
+    render::SceneRenderer renderer_;
+    render::OrbitCamera camera_;
+    render::RenderSettings settings_;
+    render::BodyDragger dragger_;
+    PublishedFramePtr frame_;
+    Tool tool_ = Tool::Orbit;
+    bool cameraFramed_ = false;
+    bool glReady_ = false;
+    QString glError_;
+    QPoint lastMouse_;
+    Qt::MouseButton activeButton_ = Qt::NoButton;
+    bool stirring_ = false;
+    QElapsedTimer fpsClock_;
+    int fpsCount_ = 0;
+    double fps_ = 0.0;
+    double lastPaintMs_ = 0.0;
+};
+
+} // namespace octo::app

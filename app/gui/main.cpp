@@ -1,0 +1,143 @@
+// octofluid: the desktop application (see MainWindow) and its scripted capture mode:
+//   octofluid --scene NAME [--set name=value ...] [--overlay a,b,...] --screenshot FILE.png --after-frames N
+#include "MainWindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QSurfaceFormat>
+#include <QTimer>
+#include <cstdio>
+
+int main(int argc, char** argv) {
+    QSurfaceFormat format;
+    format.setVersion(3, 3);
+    format.setProfile(QSurfaceFormat::CoreProfile);
+    format.setDepthBufferSize(24);
+    QSurfaceFormat::setDefaultFormat(format);
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("octofluid");
+    QApplication::setApplicationName("octofluid");
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "PCISPH fluid with rigid bodies and adaptive-octree surface reconstruction.");
+    parser.addHelpOption();
+    parser.addOption({"scene", "Built-in scene name or scene .json file.", "name", "dam-break"});
+    parser.addOption({"set", "Parameter override name=value (repeatable).", "name=value"});
+    parser.addOption(
+        {"overlay", "Comma list: particles, surface-particles, mesh, octree, boundary, ...", "list"});
+    parser.addOption(
+        {"screenshot", "Save the viewport to FILE after --after-frames frames, then exit.", "file"});
+    parser.addOption({"after-frames", "Frames (1/60 s each) to simulate before the screenshot.", "n", "0"});
+    parser.addOption({"size", "Screenshot size WxH (default: the viewport's size).", "WxH"});
+    parser.addOption({"paused", "Start paused."});
+    parser.addOption(
+        {"timeout", "Scripted capture: give up after this many seconds (default 900).", "seconds", "900"});
+    parser.addOption(
+        {"window-screenshot", "With --screenshot: also save the whole window (QWidget::grab).", "file"});
+    parser.addOption({"benchmark",
+                      "Run for N seconds repainting continuously, print steps/s and GUI frames/s, exit.",
+                      "seconds"});
+    parser.process(app);
+
+    octo::app::MainWindowOptions options;
+    options.scene = parser.value("scene").toStdString();
+    for (const QString& s : parser.values("set"))
+        options.overrides.push_back(s.toStdString());
+    const bool capture = parser.isSet("screenshot");
+    options.persistSettings = !capture; // captures are reproducible: no saved layout or parameters
+    options.autoPlay = !capture && !parser.isSet("paused");
+
+    bool ok = true;
+    const int frames = parser.value("after-frames").toInt(&ok);
+    if (!ok || frames < 0) {
+        std::fprintf(stderr, "octofluid: --after-frames expects a non-negative integer, got '%s'\n",
+                     qPrintable(parser.value("after-frames")));
+        return 2;
+    }
+    QSize size;
+    if (parser.isSet("size")) {
+        const QStringList wh = parser.value("size").split('x');
+        if (wh.size() == 2)
+            size = QSize(wh[0].toInt(), wh[1].toInt());
+        if (!size.isValid() || size.width() < 16 || size.height() < 16) {
+            std::fprintf(stderr, "octofluid: --size expects WxH, e.g. 1280x720\n");
+            return 2;
+        }
+    }
+
+    octo::app::MainWindow window(options);
+    if (parser.isSet("overlay")) {
+        octo::render::RenderSettings s = window.viewport()->settings();
+        const auto unknown = octo::render::applyOverlayList(s, parser.value("overlay").toStdString());
+        if (!unknown.empty()) {
+            std::fprintf(
+                stderr,
+                "octofluid: unknown overlay '%s' (known: particles, surface-particles, mesh, octree, "
+                "octree-surface, octree-interior, octree-exterior, bodies, boundary, grid)\n",
+                unknown.front().c_str());
+            return 2;
+        }
+        window.setRenderSettings(s);
+    }
+    window.show();
+    if (parser.isSet("benchmark")) {
+        const double seconds = parser.value("benchmark").toDouble();
+        window.setContinuousRepaint(true);
+        QElapsedTimer clock;
+        clock.start();
+        int paints = 0;
+        uint64_t firstStep = 0;
+        double firstTime = -1.0;
+        QObject::connect(window.viewport(), &octo::app::ViewportWidget::rendered, [&] { ++paints; });
+        QTimer::singleShot(int(seconds * 1000), &app, [&] {
+            const auto frame = window.worker()->latestFrame();
+            const double elapsed = clock.elapsed() / 1000.0;
+            const uint64_t steps = frame && frame->snapshot ? frame->snapshot->step - firstStep : 0;
+            std::printf(
+                "scene %s: %zu fluid particles, %.2f steps/s (%llu steps in %.1f s, %.3f s simulated), "
+                "GUI %.1f frames/s (last paint %.1f ms)\n",
+                options.scene.c_str(),
+                frame && frame->snapshot ? frame->snapshot->positions.size() : size_t(0), steps / elapsed,
+                (unsigned long long)steps, elapsed,
+                frame && frame->snapshot ? frame->snapshot->time - std::max(firstTime, 0.0) : 0.0,
+                paints / elapsed, window.viewport()->lastPaintMs());
+            app.exit(window.lastProblem().isEmpty() ? 0 : 1);
+        });
+        // Start counting once the scene is built, so construction time does not count.
+        QObject::connect(&window, &octo::app::MainWindow::framePresented, &app, [&] {
+            if (firstTime >= 0.0)
+                return;
+            const auto frame = window.worker()->latestFrame();
+            firstStep = frame->snapshot->step;
+            firstTime = frame->snapshot->time;
+            clock.restart();
+            paints = 0;
+        });
+        return app.exec();
+    }
+    if (!capture)
+        return app.exec();
+
+    int exitCode = 1;
+    QObject::connect(&window, &octo::app::MainWindow::captureFinished, &app,
+                     [&](int code, const QString& message) {
+                         exitCode = code;
+                         std::fprintf(code == 0 ? stdout : stderr, "octofluid: %s\n", qPrintable(message));
+                         if (code == 0 && parser.isSet("window-screenshot"))
+                             QApplication::processEvents(); // lay out the status bar
+                         if (code == 0 && parser.isSet("window-screenshot") &&
+                             !window.grab().save(parser.value("window-screenshot"))) {
+                             std::fprintf(stderr, "octofluid: cannot write '%s'\n",
+                                          qPrintable(parser.value("window-screenshot")));
+                             exitCode = 1;
+                         }
+                         app.exit(code);
+                     });
+    window.startCapture(parser.value("screenshot"), frames, 1.0 / 60.0, size,
+                        parser.value("timeout").toDouble());
+    app.exec();
+    return exitCode;
+}

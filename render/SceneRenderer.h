@@ -1,0 +1,98 @@
+#pragma once
+// Draws one FrameSnapshot with OpenGL 3.3 core: particle impostors, boundary particles, the
+// translucent surface mesh, rigid bodies, octree node boxes, floor grid and container box.
+// Keeps GPU buffers between frames and re-uploads only what changed (new snapshot, colour
+// mode, octree filter). All calls need the owning context current.
+#include "render/Camera.h"
+#include "render/Geometry.h"
+#include "render/RenderSettings.h"
+#include "sim/FrameSnapshot.h"
+
+#include <QOpenGLExtraFunctions>
+#include <QString>
+#include <map>
+#include <memory>
+
+class QOpenGLShaderProgram;
+
+namespace octo::render {
+
+class SceneRenderer : protected QOpenGLExtraFunctions {
+public:
+    SceneRenderer();
+    ~SceneRenderer();
+    SceneRenderer(const SceneRenderer&) = delete;
+    SceneRenderer& operator=(const SceneRenderer&) = delete;
+
+    /// Compiles the shaders from :/shaders; false with a message on failure.
+    bool initialize(QString* error);
+    /// Frees GPU objects (context current). Safe to call twice.
+    void release();
+
+    /// The snapshot to draw from now on; particleRadius (m) sizes the impostors.
+    void setFrame(FrameSnapshotPtr frame, float particleRadius);
+    const FrameSnapshotPtr& frame() const { return frame_; }
+
+    void render(const OrbitCamera& camera, const RenderSettings& settings, int fbWidth, int fbHeight);
+
+    /// How often each buffer was uploaded (tests check that unchanged data is not re-sent).
+    struct UploadCounters {
+        int positions = 0, colors = 0, sorts = 0, boundary = 0, surfaceMesh = 0, bodyMeshes = 0, octree = 0,
+            floor = 0;
+    };
+    const UploadCounters& uploads() const { return uploads_; }
+
+private:
+    struct MeshBuffers {
+        unsigned vao = 0, vbo = 0, ebo = 0;
+        int indexCount = 0;
+    };
+    struct LineBuffers {
+        unsigned vao = 0, vbo = 0;
+        int vertexCount = 0;
+    };
+
+    void uploadMesh(MeshBuffers& buffers, const TriangleMesh& mesh);
+    void uploadLines(LineBuffers& buffers, const std::vector<LineVertex>& vertices);
+    void deleteMesh(MeshBuffers& buffers);
+    void deleteLines(LineBuffers& buffers);
+    void syncBuffers(const RenderSettings& settings, const OrbitCamera& camera);
+    void uploadSortedParticles(const FrameSnapshot& frame, const glm::vec3& eye, const glm::vec3& forward);
+    void drawParticles(unsigned vao, int count, const glm::mat4& view, const glm::mat4& proj, float radius,
+                       const glm::vec3* uniformColor, const glm::vec3* eyeForCutaway = nullptr);
+    void drawMesh(const MeshBuffers& mesh, const glm::mat4& model, const glm::mat4& view,
+                  const glm::mat4& proj, const glm::vec4& color, float fresnel, bool flat = false);
+    void drawLines(const LineBuffers& lines, const glm::mat4& view, const glm::mat4& proj);
+
+    bool initialized_ = false;
+    std::unique_ptr<QOpenGLShaderProgram> particleProgram_, particleDepthProgram_, meshProgram_, lineProgram_;
+    bool exactDepth_ = false;
+    unsigned quadVbo_ = 0;
+    unsigned fluidVao_ = 0, fluidPosVbo_ = 0, fluidColorVbo_ = 0;
+    unsigned boundaryVao_ = 0, boundaryPosVbo_ = 0;
+    int fluidCount_ = 0, boundaryCount_ = 0;
+    MeshBuffers surfaceMesh_;
+    LineBuffers octreeLines_, floorLines_;
+    std::map<const TriangleMesh*, std::pair<std::shared_ptr<const TriangleMesh>, MeshBuffers>> bodyMeshes_;
+
+    FrameSnapshotPtr frame_;
+    float particleRadius_ = 0.01f;
+    // What the current GPU buffers were built from.
+    const FrameSnapshot* uploadedFrame_ = nullptr;
+    const FrameSnapshot* uploadedColorsFrame_ = nullptr;
+    const FrameSnapshot* uploadedOctreeFrame_ = nullptr;
+    int uploadedColorKey_ = -1;
+    int uploadedOctreeKey_ = -1;
+    int uploadedFloorKey_ = -1;
+    Aabb uploadedDomain_;
+    UploadCounters uploads_;
+    std::vector<glm::vec3> colorScratch_;
+    const FrameSnapshot* sortedFrame_ = nullptr;
+    glm::vec3 sortedEye_{1e30f};
+    std::vector<std::pair<float, uint32_t>> sortKeys_;
+    std::vector<Vec3f> sortedPositions_;
+    std::vector<glm::vec3> sortedColors_;
+    std::vector<LineVertex> lineScratch_;
+};
+
+} // namespace octo::render

@@ -1,0 +1,112 @@
+// The viewport renders a synthetic snapshot; the surface-particle and octree overlays change
+// the image and turning them off restores it; unchanged data is not re-uploaded.
+#include "GuiTestUtil.h"
+#include "gui/ViewportWidget.h"
+
+#include <QtTest>
+
+using namespace octo;
+
+class TestViewportOverlays : public QObject {
+    Q_OBJECT
+    app::ViewportWidget* view_ = nullptr;
+
+    QImage grab() {
+        view_->update();
+        return view_->grabFramebuffer();
+    }
+
+private slots:
+    void initTestCase() {
+        test::useCoreProfile();
+        view_ = new app::ViewportWidget;
+        view_->resize(480, 360);
+        view_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(view_));
+        view_->setFrame(test::syntheticFrame());
+        QVERIFY2(view_->glError().isEmpty(), qPrintable(view_->glError()));
+        render::RenderSettings s;
+        s.showMesh = false; // the overlays are about particles and boxes
+        s.colorMode = render::ColorMode::Uniform;
+        view_->setSettings(s);
+    }
+    void cleanupTestCase() { delete view_; }
+
+    void rendersSomething() {
+        const QImage image = grab();
+        QCOMPARE(image.size(), view_->size() * view_->devicePixelRatio());
+        QVERIFY2(test::distinctColors(image) > 10, "the viewport looks blank");
+        image.save(QString(OCTO_TEST_OUTPUT_DIR) + "/viewport_synthetic.png");
+    }
+
+    void surfaceOverlayChangesImageAndOffRestores() {
+        const QImage base = grab();
+        render::RenderSettings s = view_->settings();
+        s.highlightSurface = true;
+        view_->setSettings(s);
+        const QImage highlighted = grab();
+        highlighted.save(QString(OCTO_TEST_OUTPUT_DIR) + "/viewport_surface_particles.png");
+        // The synthetic top layer and walls are surface particles: a large visible area changes.
+        QVERIFY2(test::differingPixels(base, highlighted) > 2000,
+                 qPrintable(QString("only %1 pixels changed").arg(test::differingPixels(base, highlighted))));
+        s.highlightSurface = false;
+        view_->setSettings(s);
+        QCOMPARE(test::differingPixels(base, grab()), 0);
+    }
+
+    void octreeOverlayChangesImageAndOffRestores() {
+        const QImage base = grab();
+        render::RenderSettings s = view_->settings();
+        s.octreeSurface = s.octreeInterior = s.octreeExterior = true;
+        view_->setSettings(s);
+        const QImage boxes = grab();
+        boxes.save(QString(OCTO_TEST_OUTPUT_DIR) + "/viewport_octree.png");
+        QVERIFY(test::differingPixels(base, boxes) > 500);
+        // Only the surface class: fewer lines than all three classes, but still some.
+        s.octreeInterior = s.octreeExterior = false;
+        view_->setSettings(s);
+        const QImage surfaceOnly = grab();
+        QVERIFY(test::differingPixels(base, surfaceOnly) > 100);
+        QVERIFY(test::differingPixels(base, surfaceOnly) < test::differingPixels(base, boxes));
+        // Depth filter excluding every node (synthetic nodes sit at depth 3) draws nothing.
+        s.octreeMinDepth = 4;
+        view_->setSettings(s);
+        QCOMPARE(test::differingPixels(base, grab()), 0);
+        s.octreeMinDepth = 0;
+        s.octreeSurface = false;
+        view_->setSettings(s);
+        QCOMPARE(test::differingPixels(base, grab()), 0);
+    }
+
+    void togglingOverlaysDoesNotReuploadParticles() {
+        grab();
+        const auto before = view_->renderer().uploads();
+        render::RenderSettings s = view_->settings();
+        s.octreeSurface = true;
+        view_->setSettings(s);
+        grab();
+        s.octreeSurface = false;
+        view_->setSettings(s);
+        grab();
+        const auto after = view_->renderer().uploads();
+        QCOMPARE(after.positions, before.positions);
+        QCOMPARE(after.surfaceMesh, before.surfaceMesh);
+        QCOMPARE(after.bodyMeshes, before.bodyMeshes);
+        // A new snapshot uploads positions once, body shapes (shared) not at all.
+        view_->setFrame(test::syntheticFrame());
+        grab();
+        grab();
+        QCOMPARE(view_->renderer().uploads().positions, before.positions + 1);
+        QCOMPARE(view_->renderer().uploads().bodyMeshes,
+                 before.bodyMeshes + 1); // new model → new mesh object
+    }
+
+    void offscreenRenderHasRequestedSize() {
+        const QImage image = view_->renderToImage(QSize(320, 200));
+        QCOMPARE(image.size(), QSize(320, 200));
+        QVERIFY(test::distinctColors(image) > 10);
+    }
+};
+
+QTEST_MAIN(TestViewportOverlays)
+#include "test_viewport_overlays.moc"
