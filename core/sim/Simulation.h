@@ -6,12 +6,21 @@
 #include "sim/FrameSnapshot.h"
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace octo {
 
 struct SceneDescription; // core/scene/Scene.h
+class PcisphSolver;      // core/sph/PcisphSolver.h
+class BoundaryModel;     // core/sph/BoundaryModel.h
+
+/// Thrown by step() when the solver produced NaN/Inf; the last good state is kept.
+class SimulationError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 /// Statistics of the latest step (see README for the stable JSON names).
 struct StepStats {
@@ -21,6 +30,18 @@ struct StepStats {
     double maxDensityError = 0.0; ///< max_i (rho*_i - rho0)/rho0 at the last iteration (fraction)
     double physicsMs = 0.0;       ///< wall time of the solver step
     bool converged = true;        ///< density error <= eta within maxIterations
+    size_t contained = 0;         ///< particles the container safety net put back (normally 0)
+};
+
+/// Aggregate of the steps of the latest advanceFrame() call.
+struct FrameStats {
+    int steps = 0;
+    double meanDt = 0.0;          ///< s
+    double meanIterations = 0.0;  ///< PCISPH corrections per step
+    double maxDensityError = 0.0; ///< max over the frame's steps (fraction)
+    double meanPhysicsMs = 0.0;   ///< wall time per step
+    bool converged = true;        ///< every step met eta within maxIterations
+    size_t contained = 0;         ///< safety-net corrections summed over the frame's steps
 };
 
 class Simulation {
@@ -42,8 +63,10 @@ public:
     void reset();
     /// One solver step. Returns its statistics.
     const StepStats& step();
-    /// Steps until the simulated time reaches the next multiple of frameDuration; returns steps taken.
+    /// Steps until the simulated time reaches the next multiple of frameDuration (the last
+    /// steps are evened out to land on it); returns steps taken. Statistics in lastFrame().
     int advanceFrame(double frameDuration);
+    const FrameStats& lastFrame() const;
 
     /// Sets a parameter (validated; throws ParameterError). Parameters that need a reset trigger
     /// one at the next step; others act from the next step on.
@@ -58,7 +81,8 @@ public:
     size_t boundaryParticleCount() const;
     Aabb domain() const;
 
-    /// Count of non-finite positions/velocities, and of particles outside the domain.
+    /// Count of non-finite positions/velocities, and of particles outside the domain (the
+    /// container box; a centre may overlap its wall plane by up to r/2).
     size_t nonFiniteCount() const;
     size_t escapedCount() const;
 
@@ -67,6 +91,13 @@ public:
 
     /// Writes the fluid particles (positions, velocities, density, pressure) as binary PLY.
     void exportParticles(const std::string& path) const;
+
+    /// Non-empty after a blow-up (message for the GUI); cleared by reset().
+    const std::string& status() const;
+    /// The solver and the boundary model (walls = object 0), e.g. for rigid-body coupling.
+    PcisphSolver& solver();
+    BoundaryModel& boundary();
+    int wallObject() const;
 
 private:
     struct Impl;

@@ -1,0 +1,140 @@
+// `octofluid-cli bench`: the PCISPH solver table (dam break at three sizes, 2 threads and 1
+// thread) and, with `reconstruct` / `all`, the surface reconstruction table.
+#include "BenchReconstruct.h"
+#include "Command.h"
+
+#include "scene/Scene.h"
+#include "scene/SceneLibrary.h"
+#include "sim/Simulation.h"
+#include "sph/PcisphSolver.h"
+
+#include <tbb/global_control.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <string>
+#include <thread>
+
+namespace octo::cli {
+namespace {
+
+struct BenchRow {
+    size_t particles = 0;
+    int threads = 0, steps = 0;
+    double seconds = 0.0, iterations = 0.0, msNeighbors = 0.0, msNonPressure = 0.0, msPressure = 0.0;
+    double maxError = 0.0;
+    int restarts = 0;
+};
+
+/// Runs `steps` solver steps and sums the solver's own phase timers.
+BenchRow measure(Simulation& sim, int threads, int steps) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, size_t(threads));
+    BenchRow row;
+    row.particles = sim.fluidParticleCount();
+    row.threads = threads;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int s = 0; s < steps; ++s) {
+        sim.step();
+        const PcisphSolver::StepResult& r = sim.solver().lastStep();
+        row.iterations += r.iterations;
+        row.msNeighbors += r.msNeighbors;
+        row.msNonPressure += r.msNonPressure;
+        row.msPressure += r.msPressure;
+        row.maxError = std::max(row.maxError, double(r.maxDensityError));
+        row.restarts += r.restarts;
+    }
+    row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    row.steps = steps;
+    return row;
+}
+
+void printRow(const BenchRow& r) {
+    const double msStep = 1e3 * r.seconds / r.steps;
+    const double itStep = r.iterations / r.steps;
+    const double nsPartIt = 1e6 * r.msPressure / (double(r.particles) * r.iterations);
+    const double usPartStep = 1e3 * msStep / double(r.particles);
+    std::printf("%9zu %7d %6d %9.2f %9.2f %8.2f %10.1f %10.3f %8.1f %8.1f %8.1f %8.3f\n", r.particles,
+                r.threads, r.steps, r.steps / r.seconds, msStep, itStep, nsPartIt, usPartStep,
+                r.msNeighbors / r.steps, r.msNonPressure / r.steps, r.msPressure / r.steps,
+                100.0 * r.maxError);
+    std::fflush(stdout);
+}
+
+int runSolverBench(bool quick) {
+    const SceneDescription base = SceneLibrary::load("dam-break");
+    const std::vector<double> sizes =
+        quick ? std::vector<double>{8000, 25000} : std::vector<double>{25000, 100000, 400000};
+    const std::time_t now = std::time(nullptr);
+    char date[64];
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    std::printf(
+        "PCISPH solver benchmark (%s), scene dam-break, eta = max density error, %u hardware threads\n", date,
+        std::thread::hardware_concurrency());
+    std::printf(
+        "each size: warm-up steps, then the same number of steps with 2 threads, then with 1 thread\n");
+    std::printf("%9s %7s %6s %9s %9s %8s %10s %10s %8s %8s %8s %8s\n", "particles", "threads", "steps",
+                "steps/s", "ms/step", "iter/st", "ns/p-iter", "us/p-step", "nbr ms", "nonp ms", "pres ms",
+                "maxErr%");
+    for (double n : sizes) {
+        SceneDescription scene = base;
+        scene.particleRadius = scene.radiusForParticleCount(n);
+        Simulation sim(scene);
+        // Enough steps for a stable mean, few enough that the 400k row stays well under a minute.
+        const int steps = std::max(8, int((quick ? 5e5 : 4e6) / n));
+        const int warmup = std::max(30, steps); // past the start-up transient of the dt control
+        {
+            tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 2);
+            for (int s = 0; s < warmup; ++s)
+                sim.step();
+        }
+        printRow(measure(sim, 2, steps));
+        printRow(measure(sim, 1, steps));
+    }
+    std::printf(
+        "ns/p-iter: pressure-iteration time (density + pressure force passes) per particle and iteration;\n"
+        "us/p-step: wall time per fluid particle per step (neighbour search, forces, all iterations).\n");
+    return 0;
+}
+
+int benchCommand(const Args& args) {
+    std::string what = "solver";
+    bool quick = false;
+    for (const std::string& a : args) {
+        if (a == "--quick")
+            quick = true;
+        else if (a == "solver" || a == "reconstruct" || a == "all")
+            what = a;
+        else if (a.rfind("--", 0) != 0) {
+            std::cerr << "octofluid-cli bench: error: unknown table '" << a
+                      << "' (solver, reconstruct or all)\n";
+            return 2;
+        }
+    }
+    try {
+        int rc = 0;
+        if (what == "solver" || what == "all")
+            rc = runSolverBench(quick);
+        if (rc == 0 && (what == "reconstruct" || what == "all")) {
+            Args rest;
+            for (const std::string& a : args)
+                if (a != "all" && a != "solver")
+                    rest.push_back(a);
+            rc = runReconstructBench(rest);
+        }
+        return rc;
+    } catch (const std::exception& e) {
+        std::cerr << "octofluid-cli bench: error: " << e.what() << "\n";
+        return 1;
+    }
+}
+
+const CommandRegistrar registerBench("bench",
+                                     {"bench [solver|reconstruct|all] [--quick]",
+                                      "Solver table: dam break at ~25k/100k/400k particles, 2 and 1 threads "
+                                      "(--quick: 8k/25k); reconstruct: the surface reconstruction table.",
+                                      benchCommand});
+
+} // namespace
+} // namespace octo::cli

@@ -1,0 +1,311 @@
+#include "scene/Scene.h"
+
+#include "common/Parameters.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <numbers>
+#include <set>
+#include <sstream>
+
+namespace octo {
+
+using json = nlohmann::json;
+
+namespace {
+
+/// Reads fields of one JSON object and reports errors with the full field path.
+class Reader {
+public:
+    Reader(const json& object, std::string path, const std::string& source)
+        : obj_(object), path_(std::move(path)), source_(source) {
+        if (!obj_.is_object())
+            fail(path_.empty() ? "the scene must be a JSON object" : "expected an object");
+    }
+    [[noreturn]] void fail(const std::string& what, const std::string& field = "") const {
+        const std::string f = field.empty() ? path_ : join(field);
+        throw SceneError(source_ + ": " + (f.empty() ? "" : "field '" + f + "': ") + what);
+    }
+    std::string join(const std::string& field) const { return path_.empty() ? field : path_ + "." + field; }
+    bool has(const std::string& field) const { return obj_.contains(field); }
+    const json& at(const std::string& field) const {
+        if (!obj_.contains(field))
+            fail("missing required field '" + join(field) + "'", "");
+        return obj_.at(field);
+    }
+    double number(const std::string& field, bool positive = false) const {
+        const json& v = at(field);
+        if (!v.is_number())
+            fail("expected a number, got " + std::string(v.type_name()), field);
+        const double d = v.get<double>();
+        if (!std::isfinite(d) || (positive && !(d > 0.0)))
+            fail("expected a positive number", field);
+        return d;
+    }
+    double number(const std::string& field, double fallback, bool positive) const {
+        return has(field) ? number(field, positive) : fallback;
+    }
+    std::string string(const std::string& field, const std::string& fallback) const {
+        if (!has(field))
+            return fallback;
+        const json& v = obj_.at(field);
+        if (!v.is_string())
+            fail("expected a string, got " + std::string(v.type_name()), field);
+        return v.get<std::string>();
+    }
+    Vec3f vec3(const std::string& field) const {
+        const json& v = at(field);
+        if (!v.is_array() || v.size() != 3)
+            fail("expected an array of 3 numbers", field);
+        Vec3f out;
+        for (int a = 0; a < 3; ++a) {
+            if (!v[size_t(a)].is_number())
+                fail("expected an array of 3 numbers", field);
+            out[a] = v[size_t(a)].get<float>();
+            if (!std::isfinite(out[a]))
+                fail("expected finite numbers", field);
+        }
+        return out;
+    }
+    Vec3f vec3(const std::string& field, const Vec3f& fallback) const {
+        return has(field) ? vec3(field) : fallback;
+    }
+    Aabb box() const {
+        const Aabb b(vec3("min"), vec3("max"));
+        if (!((b.max.array() > b.min.array()).all()))
+            fail("'max' must exceed 'min' in every coordinate");
+        return b;
+    }
+    void onlyKnown(std::initializer_list<const char*> known) const {
+        std::set<std::string> k(known.begin(), known.end());
+        for (const auto& [key, value] : obj_.items())
+            if (!k.count(key)) {
+                std::string list;
+                for (const char* s : known)
+                    list += (list.empty() ? "" : ", ") + std::string(s);
+                fail("unknown field (known: " + list + ")", key);
+            }
+    }
+    const json& obj() const { return obj_; }
+    const std::string& path() const { return path_; }
+
+private:
+    const json& obj_;
+    std::string path_;
+    const std::string& source_;
+};
+
+std::pair<size_t, size_t> lineColumn(const std::string& text, size_t byte) {
+    // nlohmann reports the 1-based byte count read when the error was detected.
+    size_t line = 1, col = 1;
+    const size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
+    for (size_t i = 0; i < end; ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            col = 1;
+        } else {
+            ++col;
+        }
+    }
+    return {line, col};
+}
+
+std::string valueText(const json& v) {
+    if (v.is_string())
+        return v.get<std::string>();
+    if (v.is_boolean())
+        return v.get<bool>() ? "true" : "false";
+    std::ostringstream s;
+    s.precision(17);
+    s << v.get<double>();
+    return s.str();
+}
+
+int latticeCount(float extent, float spacing) {
+    return std::max(0, int(std::floor(extent / spacing + 1e-3f)));
+}
+
+} // namespace
+
+double SceneDescription::fluidVolume() const {
+    double v = 0.0;
+    for (const FluidBox& b : fluidBoxes)
+        v += double(b.box.extent().prod());
+    for (const FluidSphere& s : fluidSpheres)
+        v += 4.0 / 3.0 * std::numbers::pi * std::pow(double(s.radius), 3.0);
+    return v;
+}
+
+float SceneDescription::radiusForParticleCount(double n) const {
+    if (!(n >= 1.0))
+        throw SceneError(name + ": particle count must be >= 1");
+    const double v = fluidVolume();
+    if (!(v > 0.0))
+        throw SceneError(name + ": the scene has no fluid volume");
+    return float(0.5 * std::cbrt(v / n));
+}
+
+void SceneDescription::sampleFluid(float r, std::vector<Vec3f>& positions,
+                                   std::vector<Vec3f>& velocities) const {
+    positions.clear();
+    velocities.clear();
+    const float d0 = 2.0f * r;
+    for (const FluidBox& b : fluidBoxes) {
+        const Vec3f ext = b.box.extent();
+        const int nx = latticeCount(ext.x(), d0), ny = latticeCount(ext.y(), d0),
+                  nz = latticeCount(ext.z(), d0);
+        // Start r inside the box's min corner: a box resting on the container floor continues the
+        // wall particles' lattice (no gap to fall through, which would start with an impact).
+        const Vec3f start = b.box.min + Vec3f::Constant(r);
+        for (int k = 0; k < nz; ++k)
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) {
+                    positions.push_back(start + d0 * Vec3f(float(i), float(j), float(k)));
+                    velocities.push_back(b.velocity);
+                }
+    }
+    for (const FluidSphere& s : fluidSpheres) {
+        const int n = int(std::ceil(s.radius / d0));
+        for (int k = -n; k <= n; ++k)
+            for (int j = -n; j <= n; ++j)
+                for (int i = -n; i <= n; ++i) {
+                    const Vec3f off = d0 * Vec3f(float(i), float(j), float(k));
+                    if (off.norm() < s.radius) {
+                        positions.push_back(s.center + off);
+                        velocities.push_back(s.velocity);
+                    }
+                }
+    }
+}
+
+size_t SceneDescription::estimateParticleCount(float r) const {
+    const float d0 = 2.0f * r;
+    size_t n = 0;
+    for (const FluidBox& b : fluidBoxes) {
+        const Vec3f e = b.box.extent();
+        n += size_t(latticeCount(e.x(), d0)) * size_t(latticeCount(e.y(), d0)) *
+             size_t(latticeCount(e.z(), d0));
+    }
+    for (const FluidSphere& s : fluidSpheres)
+        n += size_t(4.0 / 3.0 * std::numbers::pi * std::pow(double(s.radius / d0), 3.0)) + 1;
+    return n;
+}
+
+void SceneDescription::validate() const {
+    const std::string src = sourcePath.empty() ? name : sourcePath;
+    if (!(particleRadius > 0.0f))
+        throw SceneError(src + ": field 'particleRadius': must be > 0");
+    if (container.empty() || !((container.max.array() > container.min.array()).all()))
+        throw SceneError(src + ": field 'container': 'max' must exceed 'min'");
+    if (fluidBoxes.empty() && fluidSpheres.empty())
+        throw SceneError(src + ": the scene has no fluid (give 'fluidBoxes' or 'fluidSpheres')");
+    const float tol = 1e-5f;
+    for (size_t i = 0; i < fluidBoxes.size(); ++i)
+        if (!container.enlarged(tol).contains(fluidBoxes[i].box.min) ||
+            !container.enlarged(tol).contains(fluidBoxes[i].box.max))
+            throw SceneError(src + ": field 'fluidBoxes[" + std::to_string(i) +
+                             "]': the box must lie inside the container");
+    for (size_t i = 0; i < fluidSpheres.size(); ++i) {
+        const FluidSphere& s = fluidSpheres[i];
+        if (!container.enlarged(tol).contains(s.center - Vec3f::Constant(s.radius)) ||
+            !container.enlarged(tol).contains(s.center + Vec3f::Constant(s.radius)))
+            throw SceneError(src + ": field 'fluidSpheres[" + std::to_string(i) +
+                             "]': the sphere must lie inside the container");
+    }
+    if (!(endTime > 0.0))
+        throw SceneError(src + ": field 'endTime': must be > 0");
+    if (!(fps > 0.0))
+        throw SceneError(src + ": field 'fps': must be > 0");
+}
+
+SceneDescription parseSceneJson(const std::string& text, const std::string& sourceName) {
+    json root;
+    try {
+        root = json::parse(text);
+    } catch (const json::parse_error& e) {
+        const auto [line, col] = lineColumn(text, e.byte);
+        std::string what = e.what();
+        // Drop nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: " prefix.
+        if (auto p = what.find(": "); p != std::string::npos)
+            what = what.substr(p + 2);
+        throw SceneError(sourceName + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                         ": JSON syntax error: " + what);
+    }
+    SceneDescription s;
+    s.sourcePath = sourceName;
+    const Reader top(root, "", sourceName);
+    top.onlyKnown({"name", "description", "particleRadius", "container", "fluidBoxes", "fluidSpheres",
+                   "gravity", "endTime", "fps", "parameters", "bodies"});
+    s.name = top.string("name", sourceName);
+    s.description = top.string("description", "");
+    s.particleRadius = float(top.number("particleRadius", true));
+    {
+        const Reader c(top.at("container"), "container", sourceName);
+        c.onlyKnown({"min", "max"});
+        s.container = c.box();
+    }
+    if (top.has("fluidBoxes")) {
+        const json& arr = top.at("fluidBoxes");
+        if (!arr.is_array())
+            top.fail("expected an array of boxes", "fluidBoxes");
+        for (size_t i = 0; i < arr.size(); ++i) {
+            const Reader b(arr[i], "fluidBoxes[" + std::to_string(i) + "]", sourceName);
+            b.onlyKnown({"min", "max", "velocity"});
+            s.fluidBoxes.push_back({b.box(), b.vec3("velocity", Vec3f::Zero())});
+        }
+    }
+    if (top.has("fluidSpheres")) {
+        const json& arr = top.at("fluidSpheres");
+        if (!arr.is_array())
+            top.fail("expected an array of spheres", "fluidSpheres");
+        for (size_t i = 0; i < arr.size(); ++i) {
+            const Reader b(arr[i], "fluidSpheres[" + std::to_string(i) + "]", sourceName);
+            b.onlyKnown({"center", "radius", "velocity"});
+            s.fluidSpheres.push_back(
+                {b.vec3("center"), float(b.number("radius", true)), b.vec3("velocity", Vec3f::Zero())});
+        }
+    }
+    s.gravity = top.vec3("gravity", s.gravity);
+    s.endTime = top.number("endTime", s.endTime, true);
+    s.fps = top.number("fps", s.fps, true);
+    if (top.has("parameters")) {
+        const Reader p(top.at("parameters"), "parameters", sourceName);
+        ParameterSet check;
+        for (const auto& [key, value] : p.obj().items()) {
+            if (!value.is_number() && !value.is_boolean() && !value.is_string())
+                p.fail("expected a number, boolean or choice name, got " + std::string(value.type_name()),
+                       key);
+            const std::string v = valueText(value);
+            try {
+                check.setFromString(key, v);
+            } catch (const ParameterError& e) {
+                p.fail(e.what(), key);
+            }
+            s.parameters.emplace_back(key, v);
+        }
+    }
+    if (top.has("bodies")) {
+        const json& b = top.at("bodies");
+        if (!b.is_array())
+            top.fail("expected an array", "bodies");
+        s.bodiesJson = b.dump();
+    }
+    const ParameterInfo* rInfo = findParameter("particleRadius");
+    if (rInfo && (s.particleRadius < rInfo->minValue || s.particleRadius > rInfo->maxValue))
+        top.fail("out of range " + ParameterSet::rangeText(*rInfo), "particleRadius");
+    s.validate();
+    return s;
+}
+
+SceneDescription loadSceneFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw SceneError(path + ": cannot open scene file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parseSceneJson(ss.str(), path);
+}
+
+} // namespace octo

@@ -1,0 +1,22 @@
+#pragma once
+// Built-in scenes, stored as JSON files in resources/scenes/<name>.json.
+#include "scene/Scene.h"
+
+#include <string>
+#include <vector>
+
+namespace octo {
+
+/// Folder with the built-in scene files: $OCTO_SCENE_DIR if set, else the compiled-in
+/// <source>/resources/scenes, else ./resources/scenes.
+std::string sceneDirectory();
+
+class SceneLibrary {
+public:
+    /// Names of the built-in scenes ("dam-break", "tank", "drop", ...), sorted.
+    static std::vector<std::string> names();
+    /// Loads a built-in scene; throws SceneError listing the known names when unknown.
+    static SceneDescription load(const std::string& name);
+};
+
+} // namespace octo

@@ -1,0 +1,555 @@
+#include "sph/PcisphSolver.h"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace octo {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+void atomicMax(std::atomic<float>& target, float value) {
+    float cur = target.load(std::memory_order_relaxed);
+    while (value > cur && !target.compare_exchange_weak(cur, value, std::memory_order_relaxed)) {
+    }
+}
+
+template <class T>
+void parallelGather(std::span<const uint32_t> order, std::vector<T>& data, std::vector<T>& scratch) {
+    scratch.resize(data.size());
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, order.size(), 8192),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t k = r.begin(); k < r.end(); ++k)
+                              scratch[k] = data[order[k]];
+                      });
+    data.swap(scratch);
+}
+
+} // namespace
+
+PcisphSolver::PcisphSolver(const Config& config, BoundaryModel& boundary)
+    : config_(config), boundary_(boundary) {
+    setConfig(config);
+}
+
+void PcisphSolver::setConfig(const Config& config) {
+    if (!(config.particleRadius > 0.0f) || !(config.restDensity > 0.0f))
+        throw std::invalid_argument("PcisphSolver: particle radius and rest density must be > 0");
+    if (config.minIterations < 1 || config.maxIterations < config.minIterations)
+        throw std::invalid_argument("PcisphSolver: need 1 <= minIterations <= maxIterations");
+    if (!(config.timeStepMin > 0.0f) || config.timeStepMax < config.timeStepMin)
+        throw std::invalid_argument("PcisphSolver: need 0 < timeStepMin <= timeStepMax");
+    config_ = config;
+    deriveConstants();
+}
+
+void PcisphSolver::deriveConstants() {
+    const float r = config_.particleRadius;
+    d0_ = 2.0f * r;
+    h_ = 4.0f * r;
+    mass_ = config_.restDensity * d0_ * d0_ * d0_;
+    kernel_.setSupportRadius(h_);
+    table_.setSupportRadius(h_);
+    boundary_.setKernel(h_, config_.restDensity);
+
+    // Prototype particle with a full neighbourhood on the rest lattice (spacing d0).
+    Vec3f sumGrad = Vec3f::Zero();
+    float sumGradDot = 0.0f;
+    const int reach = int(std::ceil(h_ / d0_));
+    for (int i = -reach; i <= reach; ++i)
+        for (int j = -reach; j <= reach; ++j)
+            for (int k = -reach; k <= reach; ++k) {
+                const Vec3f x = d0_ * Vec3f(float(i), float(j), float(k));
+                if (x.squaredNorm() >= h_ * h_ || (i == 0 && j == 0 && k == 0))
+                    continue;
+                const Vec3f g = kernel_.gradW(x);
+                sumGrad += g;
+                sumGradDot += g.dot(g);
+            }
+    // delta = -1 / (beta (-sum grad . sum grad - sum grad.grad)), beta = 2 dt^2 m^2 / rho0^2.
+    const float rho0 = config_.restDensity;
+    protoDenominator_ = 2.0f * mass_ * mass_ * (sumGrad.dot(sumGrad) + sumGradDot);
+    deltaUnit_ = rho0 * rho0 / protoDenominator_;
+}
+
+void PcisphSolver::setParticles(std::vector<Vec3f> positions, std::vector<Vec3f> velocities) {
+    for (const Vec3f& p : positions)
+        if (!p.allFinite())
+            throw std::invalid_argument("PcisphSolver: non-finite particle position");
+    if (velocities.empty())
+        velocities.assign(positions.size(), Vec3f::Zero());
+    if (velocities.size() != positions.size())
+        throw std::invalid_argument("PcisphSolver: velocities size mismatch");
+    const size_t n = positions.size();
+    state_.positions = std::move(positions);
+    state_.velocities = std::move(velocities);
+    state_.densities.assign(n, config_.restDensity);
+    state_.pressures.assign(n, 0.0f);
+    state_.ids.resize(n);
+    for (size_t i = 0; i < n; ++i)
+        state_.ids[i] = uint32_t(i);
+    for (auto& p : predicted_)
+        p.resize(n);
+    predictedVelocity_.resize(n);
+    accelNonPressure_.resize(n);
+    accelPressure_.assign(n, Vec3f::Zero());
+    predictedDensity_.resize(n);
+    fluidBegin_.resize(n);
+    fluidCount_.resize(n);
+    boundaryBegin_.resize(n);
+    boundaryCount_.resize(n);
+    blocks_.resize((n + kBlock - 1) / kBlock);
+    maxSpeed_ = 0.0f;
+    for (const Vec3f& v : state_.velocities)
+        maxSpeed_ = std::max(maxSpeed_, v.norm());
+    maxAccel_ = config_.gravity.norm();
+    time_ = 0.0;
+    // Start small and let the iteration-aware control grow dt: the first steps must build the
+    // whole hydrostatic pressure from zero, which a large first dt cannot do in few iterations.
+    dtScale_ = 0.1f;
+    last_ = StepResult{};
+}
+
+float PcisphSolver::nextTimeStep() const {
+    float dt = config_.timeStepMax;
+    // CFL: a particle moves at most cfl * d0 per step (ALGORITHMS.md section 2).
+    if (maxSpeed_ > 0.0f)
+        dt = std::min(dt, config_.cflFactor * d0_ / maxSpeed_);
+    // Acceleration bound of the same form, so sudden pressure peaks cannot blow a step up.
+    if (maxAccel_ > 0.0f)
+        dt = std::min(dt, config_.cflFactor * std::sqrt(d0_ / maxAccel_));
+    return std::clamp(dt * dtScale_, config_.timeStepMin, config_.timeStepMax);
+}
+
+template <class F> void PcisphSolver::forBlocks(F&& f) const {
+    const size_t n = state_.size();
+    const size_t nBlocks = (n + kBlock - 1) / kBlock;
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, nBlocks, 1), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t b = r.begin(); b < r.end(); ++b)
+            f(b, uint32_t(b * kBlock), uint32_t(std::min(n, (b + 1) * kBlock)));
+    });
+}
+
+void PcisphSolver::sortParticles() {
+    const size_t n = state_.size();
+    if (config_.domain.empty())
+        grid_.setDomainFromPoints(state_.positions, h_);
+    else if (grid_.cellSize() != h_ || grid_.domain().min != config_.domain.enlarged(h_).min ||
+             grid_.domain().max != config_.domain.enlarged(h_).max)
+        grid_.setDomain(config_.domain.enlarged(h_), h_);
+    grid_.build(state_.positions);
+    const auto order = grid_.order();
+    parallelGather(order, state_.positions, scratchVec_);
+    parallelGather(order, state_.velocities, scratchVec_);
+    parallelGather(order, state_.densities, scratchFloat_);
+    parallelGather(order, state_.pressures, scratchFloat_);
+    parallelGather(order, state_.ids, scratchId_);
+    (void)n;
+}
+
+void PcisphSolver::buildNeighborLists() {
+    const float h2 = h_ * h_;
+    const NeighborGrid& bgrid = boundary_.grid();
+    const auto xb = boundary_.sortedPositions();
+    const bool hasBoundary = !xb.empty();
+    const Vec3f* xs = state_.positions.data();
+    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        NeighborBlock& blk = blocks_[b];
+        blk.fluid.clear();
+        blk.boundary.clear();
+        // Particles are sorted by cell: consecutive particles share the candidate ranges.
+        std::pair<uint32_t, uint32_t> ranges[27], branges[27];
+        int nRanges = 0, nBRanges = 0;
+        Vec3i lastCell(-1, -1, -1), lastBCell(-1, -1, -1);
+        for (uint32_t i = begin; i < end; ++i) {
+            const Vec3f xi = xs[i];
+            const Vec3i c = grid_.cellOf(xi);
+            if (c != lastCell) {
+                nRanges = 0;
+                grid_.forEachCandidateRange(xi, h_, [&](uint32_t rb, uint32_t re) {
+                    ranges[nRanges++] = {rb, re};
+                });
+                lastCell = c;
+            }
+            fluidBegin_[i] = uint32_t(blk.fluid.size());
+            for (int q = 0; q < nRanges; ++q)
+                for (uint32_t j = ranges[q].first; j < ranges[q].second; ++j)
+                    if ((xi - xs[j]).squaredNorm() < h2 && j != i)
+                        blk.fluid.push_back(j);
+            fluidCount_[i] = uint32_t(blk.fluid.size()) - fluidBegin_[i];
+
+            boundaryBegin_[i] = uint32_t(blk.boundary.size());
+            if (hasBoundary) {
+                const Vec3i bc = bgrid.cellOf(xi);
+                if (bc != lastBCell) {
+                    nBRanges = 0;
+                    bgrid.forEachCandidateRange(xi, h_, [&](uint32_t rb, uint32_t re) {
+                        branges[nBRanges++] = {rb, re};
+                    });
+                    lastBCell = bc;
+                }
+                for (int q = 0; q < nBRanges; ++q)
+                    for (uint32_t k = branges[q].first; k < branges[q].second; ++k)
+                        if ((xi - xb[k]).squaredNorm() < h2)
+                            blk.boundary.push_back(k);
+            }
+            boundaryCount_[i] = uint32_t(blk.boundary.size()) - boundaryBegin_[i];
+        }
+    });
+}
+
+size_t PcisphSolver::fluidNeighborCount() const {
+    size_t s = 0;
+    for (const auto& b : blocks_)
+        s += b.fluid.size();
+    return s;
+}
+size_t PcisphSolver::boundaryNeighborCount() const {
+    size_t s = 0;
+    for (const auto& b : blocks_)
+        s += b.boundary.size();
+    return s;
+}
+
+void PcisphSolver::computeNonPressure(float dt) {
+    const KernelTable& K = table_;
+    const float rho0 = config_.restDensity;
+    const float c = config_.soundSpeed;
+    // Monaghan 1992: Pi_ij = -nu min(v_ij.x_ij, 0) / (|x_ij|^2 + 0.01 h^2), nu = 2 alpha h c / (rho_i +
+    // rho_j).
+    const float nu = config_.viscosity * h_ * c / rho0;
+    // Akinci 2012 eq. 11: nu_b = sigma h c / (2 rho_i).
+    const float nuB = config_.boundaryFriction * h_ * c / (2.0f * rho0);
+    const float eps = 0.01f * h_ * h_;
+    const float m = mass_;
+    const Vec3f g = config_.gravity;
+    const auto xb = boundary_.sortedPositions();
+    const auto vb = boundary_.sortedVelocities();
+    const auto psi = boundary_.sortedPsi();
+    const auto tracked = boundary_.sortedTracked();
+    const bool track = boundary_.hasForceTrackedObjects();
+    const Vec3f* xs = state_.positions.data();
+    const Vec3f* vs = state_.velocities.data();
+    Vec3f* xPred = predicted_[0].data();
+    deltaScale_.resize(state_.size());
+    const float protoDenominator = protoDenominator_;
+    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        const uint32_t* fn = blocks_[b].fluid.data();
+        const uint32_t* bn = blocks_[b].boundary.data();
+        for (uint32_t i = begin; i < end; ++i) {
+            const Vec3f xi = xs[i], vi = vs[i];
+            Vec3f a = Vec3f::Zero();
+            Vec3f gradF = Vec3f::Zero(), gradB = Vec3f::Zero();
+            float gradSq = 0.0f;
+            {
+                const uint32_t* nb = fn + fluidBegin_[i];
+                for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q) {
+                    const uint32_t j = nb[q];
+                    const Vec3f xij = xi - xs[j];
+                    const float r2 = xij.squaredNorm();
+                    const float gf = K.gradFactor(r2);
+                    gradF += gf * xij;
+                    gradSq += gf * gf * r2;
+                    const float vx = (vi - vs[j]).dot(xij);
+                    if (vx < 0.0f)
+                        a -= (m * (-nu * vx / (r2 + eps)) * gf) * xij;
+                }
+            }
+            {
+                const uint32_t* nb = bn + boundaryBegin_[i];
+                for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
+                    const uint32_t k = nb[q];
+                    const Vec3f xik = xi - xb[k];
+                    const float r2 = xik.squaredNorm();
+                    const float gf = K.gradFactor(r2);
+                    gradB += (psi[k] * gf) * xik;
+                    const float vx = (vi - vb[k]).dot(xik);
+                    if (vx < 0.0f && nuB > 0.0f) {
+                        const Vec3f ga = (psi[k] * (-nuB * vx / (r2 + eps)) * gf) * xik;
+                        a -= ga;
+                        if (track && tracked[k])
+                            boundary_.addForceSorted(k, m * ga);
+                    }
+                }
+            }
+            // Beyond the paper: the prototype delta assumes a full, symmetric neighbourhood. In a
+            // wall corner the one-sided neighbours respond up to ~2x more strongly to a pressure
+            // change and the correction oscillates and diverges. The same derivation with the
+            // particle's own neighbours (boundary pushing with p_i/rho_i^2 only) gives delta_i;
+            // the solver uses min(delta_prototype, delta_i), i.e. never stiffer than the paper.
+            const Vec3f A = m * gradF + gradB, B = 2.0f * m * gradF + gradB;
+            const float local = A.dot(B) + 2.0f * m * m * gradSq;
+            deltaScale_[i] = local > protoDenominator ? protoDenominator / local : 1.0f;
+            a += g;
+            accelNonPressure_[i] = a;
+            accelPressure_[i] = Vec3f::Zero();
+            state_.pressures[i] = 0.0f;
+            const Vec3f v = vi + dt * a;
+            predictedVelocity_[i] = v;
+            xPred[i] = xi + dt * v;
+        }
+    });
+}
+
+float PcisphSolver::predictDensityAndPressure(float dt, int cur) {
+    const KernelTable& K = table_;
+    const float rho0 = config_.restDensity;
+    const float m = mass_;
+    const float delta = this->delta(dt);
+    const auto xb = boundary_.sortedPositions();
+    const auto vb = boundary_.sortedVelocities();
+    const auto psi = boundary_.sortedPsi();
+    const Vec3f* X = predicted_[cur].data();
+    float* p = state_.pressures.data();
+    // p / rho^2 per particle, so the force pass reads one float per neighbour.
+    pressureOverRho2_.resize(state_.size());
+    float* pr = pressureOverRho2_.data();
+    std::atomic<float> maxErr{0.0f};
+    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        const uint32_t* fn = blocks_[b].fluid.data();
+        const uint32_t* bn = blocks_[b].boundary.data();
+        float localMax = 0.0f;
+        for (uint32_t i = begin; i < end; ++i) {
+            const Vec3f xi = X[i];
+            float sum = K.W0(); // the particle itself
+            const uint32_t* nb = fn + fluidBegin_[i];
+            for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q)
+                sum += K.W((xi - X[nb[q]]).squaredNorm());
+            float rho = m * sum;
+            const uint32_t* bnb = bn + boundaryBegin_[i];
+            for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
+                const uint32_t k = bnb[q];
+                rho += psi[k] *
+                       K.W((xi - (xb[k] + dt * vb[k])).squaredNorm()); // boundary at its predicted place
+            }
+            const float err = rho - rho0;
+            p[i] =
+                std::max(0.0f, p[i] + delta * deltaScale_[i] * err); // clamp: no tension at the free surface
+            predictedDensity_[i] = rho;
+            pr[i] = p[i] / (rho * rho);
+            localMax = std::max(localMax, err);
+        }
+        atomicMax(maxErr, localMax);
+    });
+    return maxErr.load() / rho0;
+}
+
+void PcisphSolver::computePressureForce(float dt, int cur) {
+    const KernelTable& K = table_;
+    const float m = mass_;
+    const auto xb = boundary_.sortedPositions();
+    const auto vb = boundary_.sortedVelocities();
+    const auto psi = boundary_.sortedPsi();
+    const Vec3f* X = predicted_[cur].data();
+    Vec3f* Xn = predicted_[cur ^ 1].data();
+    const float* pr = pressureOverRho2_.data();
+    std::atomic<float> maxV2{0.0f}, maxA2{0.0f};
+    std::atomic<bool> finite{true};
+    const Vec3f* xs = state_.positions.data();
+    const Vec3f* vs = state_.velocities.data();
+    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        const uint32_t* fn = blocks_[b].fluid.data();
+        const uint32_t* bn = blocks_[b].boundary.data();
+        float lv = 0.0f, la = 0.0f;
+        bool ok = true;
+        for (uint32_t i = begin; i < end; ++i) {
+            const Vec3f xi = X[i];
+            const float pri = pr[i];
+            Vec3f a = Vec3f::Zero();
+            const uint32_t* nb = fn + fluidBegin_[i];
+            for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q) {
+                const uint32_t j = nb[q];
+                const Vec3f xij = xi - X[j];
+                a -= (m * (pri + pr[j]) * K.gradFactor(xij.squaredNorm())) * xij;
+            }
+            if (pri > 0.0f) {
+                const uint32_t* bnb = bn + boundaryBegin_[i];
+                for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
+                    const uint32_t k = bnb[q];
+                    const Vec3f xik = xi - (xb[k] + dt * vb[k]);
+                    a -= (psi[k] * pri * K.gradFactor(xik.squaredNorm())) * xik; // Akinci 2012 eq. 10
+                }
+            }
+            accelPressure_[i] = a;
+            const Vec3f at = accelNonPressure_[i] + a;
+            const Vec3f v = vs[i] + dt * at;
+            predictedVelocity_[i] = v;
+            Xn[i] = xs[i] + dt * v;
+            const float v2 = v.squaredNorm(), a2 = at.squaredNorm();
+            if (!std::isfinite(v2) || !std::isfinite(a2))
+                ok = false;
+            lv = std::max(lv, v2);
+            la = std::max(la, a2);
+        }
+        atomicMax(maxV2, lv);
+        atomicMax(maxA2, la);
+        if (!ok)
+            finite.store(false, std::memory_order_relaxed);
+    });
+    maxSpeedCandidate_ = std::sqrt(maxV2.load());
+    maxAccelCandidate_ = std::sqrt(maxA2.load());
+    finiteCandidate_ = finite.load();
+}
+
+void PcisphSolver::accumulateBoundaryPressureReaction(int cur) {
+    const KernelTable& K = table_;
+    const float m = mass_;
+    const float dt = last_.dt;
+    const auto xb = boundary_.sortedPositions();
+    const auto vb = boundary_.sortedVelocities();
+    const auto psi = boundary_.sortedPsi();
+    const auto tracked = boundary_.sortedTracked();
+    const Vec3f* X = predicted_[cur].data();
+    const float* pr = pressureOverRho2_.data(); // p / rho^2 of the last force pass
+    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        const uint32_t* bn = blocks_[b].boundary.data();
+        for (uint32_t i = begin; i < end; ++i) {
+            if (pr[i] <= 0.0f)
+                continue;
+            const uint32_t* bnb = bn + boundaryBegin_[i];
+            for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
+                const uint32_t k = bnb[q];
+                if (!tracked[k])
+                    continue;
+                const Vec3f xik = X[i] - (xb[k] + dt * vb[k]);
+                // F_k<-i = -F_i<-k = m Psi_k (p_i / rho_i^2) grad W_ik.
+                boundary_.addForceSorted(k, (m * psi[k] * pr[i] * K.gradFactor(xik.squaredNorm())) * xik);
+            }
+        }
+    });
+}
+
+size_t PcisphSolver::containParticles() {
+    // Safety net, not physics: a lone particle (p = 0 after clamping) that reaches a wall only
+    // feels the boundary once its density exceeds rho0, and a fast one can slip between boundary
+    // particles. Particles outside the container box are put back on its face and lose their
+    // outward velocity. StepResult::contained counts them (normally 0).
+    const Aabb box = config_.containment;
+    std::atomic<size_t> count{0};
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, state_.size(), 4096),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          size_t local = 0;
+                          for (size_t i = r.begin(); i < r.end(); ++i) {
+                              Vec3f& x = state_.positions[i];
+                              if (box.contains(x))
+                                  continue;
+                              Vec3f& v = state_.velocities[i];
+                              for (int a = 0; a < 3; ++a) {
+                                  if (x[a] < box.min[a]) {
+                                      x[a] = box.min[a];
+                                      v[a] = std::max(v[a], 0.0f);
+                                  } else if (x[a] > box.max[a]) {
+                                      x[a] = box.max[a];
+                                      v[a] = std::min(v[a], 0.0f);
+                                  }
+                              }
+                              ++local;
+                          }
+                          count.fetch_add(local, std::memory_order_relaxed);
+                      });
+    return count.load();
+}
+
+const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
+    const auto t0 = Clock::now();
+    StepResult res;
+    const size_t n = state_.size();
+    boundary_.update();
+    const bool track = boundary_.hasForceTrackedObjects();
+    if (track)
+        boundary_.clearForces();
+    if (n == 0) {
+        res.dt = nextTimeStep();
+        time_ += res.dt;
+        res.msTotal = msSince(t0);
+        last_ = res;
+        return last_;
+    }
+    sortParticles();
+    buildNeighborLists();
+    res.msNeighbors = msSince(t0);
+
+    const auto t2 = Clock::now();
+    // The cached neighbour lists hold only while predicted particles move less than about one
+    // rest spacing; a prediction that moves faster (an impact the previous step could not see)
+    // or a diverging density error restarts the step from the same state with a smaller dt.
+    float dt = std::max(config_.timeStepMin, std::min(nextTimeStep(), maxDt));
+    int cur = 0, it = 0;
+    float err = 0.0f;
+    for (int attempt = 0;; ++attempt) {
+        const auto t1 = Clock::now();
+        computeNonPressure(dt);
+        res.msNonPressure += msSince(t1);
+        cur = 0;
+        it = 0;
+        bool restart = false;
+        float bestErr = std::numeric_limits<float>::max();
+        for (;;) {
+            err = predictDensityAndPressure(dt, cur);
+            computePressureForce(dt, cur);
+            cur ^= 1;
+            ++it;
+            bestErr = std::min(bestErr, err);
+            // Diverging correction: the error grew well above the best of this step.
+            const bool diverging =
+                it >= 2 * config_.minIterations && err > 2.0f * bestErr + config_.densityErrorTolerance;
+            if (!finiteCandidate_ || maxSpeedCandidate_ * dt > d0_ || err > 0.5f || diverging) {
+                restart = true;
+                break;
+            }
+            const bool done = err <= config_.densityErrorTolerance && it >= config_.minIterations;
+            if (done || it >= config_.maxIterations)
+                break;
+        }
+        if (!restart || dt <= config_.timeStepMin || attempt >= 8)
+            break;
+        ++res.restarts;
+        dt = std::max(config_.timeStepMin, 0.25f * dt);
+    }
+    res.dt = dt;
+    last_.dt = dt;
+    res.iterations = it;
+    res.maxDensityError = err;
+    res.converged = err <= config_.densityErrorTolerance;
+    res.finite = finiteCandidate_ && std::isfinite(err);
+    // Iteration-aware dt (after Ihmsen et al. 2010, "Boundary handling and adaptive time-stepping
+    // for PCISPH"): pressure is rebuilt from zero every step, so a deep column at a large dt
+    // needs many corrections (delta ~ 1/dt^2). Steps that needed many iterations, a restart or
+    // missed eta shrink the next dt; cheap steps let it grow back to the CFL bound.
+    const int target = config_.minIterations + 2;
+    if (res.restarts > 0 || !res.converged)
+        dtScale_ = std::max(0.02f, 0.5f * dtScale_);
+    else if (it > target + 2)
+        dtScale_ = std::max(0.02f, std::max(0.5f, std::sqrt(float(target) / float(it))) * dtScale_);
+    else if (it <= target)
+        dtScale_ = std::min(1.0f, 1.05f * dtScale_);
+    if (res.finite) {
+        if (track)
+            accumulateBoundaryPressureReaction(cur ^ 1);
+        // Symplectic Euler: the last prediction is the integrated state.
+        state_.positions.swap(predicted_[cur]);
+        state_.velocities.swap(predictedVelocity_);
+        state_.densities.swap(predictedDensity_);
+        maxSpeed_ = maxSpeedCandidate_;
+        maxAccel_ = maxAccelCandidate_;
+        time_ += dt;
+        if (!config_.containment.empty())
+            res.contained = containParticles();
+    }
+    res.msPressure = msSince(t2) - res.msNonPressure;
+    res.msTotal = msSince(t0);
+    last_ = res;
+    return last_;
+}
+
+} // namespace octo

@@ -1,0 +1,135 @@
+#pragma once
+// Predictive-corrective incompressible SPH after Solenthaler & Pajarola 2009, "Predictive-
+// Corrective Incompressible SPH", ACM TOG 28(3) 40 (SIGGRAPH 2009), as specified in
+// ALGORITHMS.md section 2, with boundary particles after Akinci et al. 2012 (BoundaryModel).
+//
+// Per step: sort the particles by Z-order cell, build cached neighbour lists (fluid-fluid and
+// fluid-boundary) once, compute gravity + artificial viscosity (Monaghan 1992) + boundary
+// friction (Akinci 2012 eq. 11), then iterate prediction -> density -> pressure -> pressure
+// force with the cached lists until max_i (rho*_i - rho0)/rho0 <= eta (at least minIterations,
+// at most maxIterations), then integrate with symplectic Euler.
+// delta (eq. 8 of the paper) comes from a prototype particle with a full neighbourhood on the
+// rest lattice; it scales with 1/dt^2 and is recomputed for every new dt.
+//
+// Beyond the paper, for robustness (each explained where it is implemented):
+//  - delta_i = min(delta_prototype, delta from i's own neighbours incl. boundary): one-sided
+//    neighbourhoods in wall corners would otherwise be over-corrected and oscillate;
+//  - a step whose prediction moves particles more than d0 (cached lists would be invalid),
+//    turns non-finite or exceeds 50 % density error is redone from the same state at dt / 4;
+//  - dt also follows the iteration count (Ihmsen et al. 2010), since p restarts from 0 each step;
+//  - optional containment box as a last-resort safety net (StepResult::contained counts uses).
+// Kernel values in the loops come from KernelTable (tabulated over |x|^2: no sqrt per pair).
+#include "common/Types.h"
+#include "sph/BoundaryModel.h"
+#include "sph/CubicSplineKernel.h"
+#include "sph/FluidState.h"
+#include "sph/KernelTable.h"
+#include "sph/NeighborGrid.h"
+
+#include <limits>
+#include <vector>
+
+namespace octo {
+
+class PcisphSolver {
+public:
+    struct Config {
+        float particleRadius = 0.01f; // m; d0 = 2r, h = 4r
+        float restDensity = 1000.0f;  // kg/m^3
+        float densityErrorTolerance = 0.01f;
+        int minIterations = 3;
+        int maxIterations = 50;
+        float timeStepMin = 1e-5f, timeStepMax = 5e-3f; // s
+        float cflFactor = 0.4f;
+        float viscosity = 0.01f;        // Monaghan alpha
+        float boundaryFriction = 0.05f; // Akinci sigma
+        float soundSpeed = 20.0f;       // m/s, numerical c_s scaling the artificial viscosity
+        Vec3f gravity = Vec3f(0.0f, -9.81f, 0.0f);
+        Aabb domain;      // region of the neighbour grid (particles outside still work)
+        Aabb containment; // if not empty: particles leaving it are put back (safety net)
+    };
+
+    /// What one step did; times in milliseconds of wall clock.
+    struct StepResult {
+        float dt = 0.0f;
+        int iterations = 0;
+        float maxDensityError = 0.0f; // fraction, compression only, of the last iteration
+        bool converged = true;
+        bool finite = true;   // false: the step produced NaN/Inf and was not committed
+        int restarts = 0;     // times the step was redone with a smaller dt
+        size_t contained = 0; // particles put back into the containment box
+        double msNeighbors = 0.0, msNonPressure = 0.0, msPressure = 0.0, msTotal = 0.0;
+    };
+
+    PcisphSolver(const Config& config, BoundaryModel& boundary);
+
+    /// Changes parameters that need no rebuild (tolerances, dt bounds, viscosity, gravity...).
+    /// particleRadius / restDensity changes re-derive mass and kernel (the caller resamples).
+    void setConfig(const Config& config);
+    const Config& config() const { return config_; }
+
+    void setParticles(std::vector<Vec3f> positions, std::vector<Vec3f> velocities = {});
+    /// One step; dt is the CFL step, lowered to maxDt if that is smaller (never below timeStepMin).
+    const StepResult& step(float maxDt = std::numeric_limits<float>::infinity());
+    const StepResult& lastStep() const { return last_; }
+
+    const FluidState& state() const { return state_; }
+    FluidState& state() { return state_; }
+    size_t particleCount() const { return state_.size(); }
+    BoundaryModel& boundary() { return boundary_; }
+
+    float mass() const { return mass_; }
+    float supportRadius() const { return h_; }
+    const CubicSplineKernel& kernel() const { return kernel_; }
+    /// delta(dt) = deltaUnit / dt^2 (Solenthaler & Pajarola eq. 8).
+    float delta(float dt) const { return deltaUnit_ / (dt * dt); }
+    /// dt the next step will use (CFL and acceleration bound, clamped to [dtMin, dtMax]).
+    float nextTimeStep() const;
+    double time() const { return time_; }
+    size_t fluidNeighborCount() const;    // entries in the cached fluid lists of the last step
+    size_t boundaryNeighborCount() const; // entries in the cached boundary lists of the last step
+
+private:
+    struct NeighborBlock {
+        std::vector<uint32_t> fluid, boundary;
+    };
+    void deriveConstants();
+    void sortParticles();
+    void buildNeighborLists();
+    void computeNonPressure(float dt);
+    float predictDensityAndPressure(float dt, int cur);
+    void computePressureForce(float dt, int cur);
+    void accumulateBoundaryPressureReaction(int cur);
+    size_t containParticles();
+    template <class F> void forBlocks(F&& f) const;
+
+    Config config_;
+    BoundaryModel& boundary_;
+    CubicSplineKernel kernel_;
+    KernelTable table_; // the same kernel, tabulated for the inner loops
+    float h_ = 0.04f, d0_ = 0.02f, mass_ = 0.008f, deltaUnit_ = 0.0f, protoDenominator_ = 1.0f;
+    double time_ = 0.0;
+
+    FluidState state_;
+    std::vector<Vec3f> predicted_[2], predictedVelocity_, accelNonPressure_, accelPressure_;
+    std::vector<float> predictedDensity_, pressureOverRho2_;
+    std::vector<float> deltaScale_; // min(1, delta_i / delta_prototype), see computeNonPressure
+    NeighborGrid grid_;
+    std::vector<Vec3f> scratchVec_;
+    std::vector<float> scratchFloat_;
+    std::vector<uint32_t> scratchId_;
+
+    // Cached neighbour lists, CSR per block of particles: particle i's fluid neighbours are
+    // blocks_[i / kBlock].fluid[fluidBegin_[i] .. fluidBegin_[i] + fluidCount_[i]).
+    static constexpr uint32_t kBlock = 256;
+    std::vector<NeighborBlock> blocks_;
+    std::vector<uint32_t> fluidBegin_, fluidCount_, boundaryBegin_, boundaryCount_;
+
+    float maxSpeed_ = 0.0f, maxAccel_ = 0.0f;
+    float maxSpeedCandidate_ = 0.0f, maxAccelCandidate_ = 0.0f; // of the latest prediction
+    bool finiteCandidate_ = true;
+    float dtScale_ = 1.0f; // < 1 after restarts / missed tolerance, recovers by 10 % per good step
+    StepResult last_;
+};
+
+} // namespace octo
