@@ -4,6 +4,7 @@
 #include "scene/Scene.h"
 #include "scene/SceneLibrary.h"
 #include "sim/Simulation.h"
+#include "surface/SurfaceSettings.h"
 
 #include <cmath>
 #include <cstdio>
@@ -18,7 +19,7 @@ namespace octo::cli {
 namespace {
 
 struct RunOptions {
-    std::string sceneName, sceneFile, exportDir, statsJson;
+    std::string sceneName, sceneFile, exportDir, meshDir, statsJson;
     double particles = 0.0, radius = 0.0, fps = 0.0;
     long frames = -1;
     std::vector<std::string> sets;
@@ -61,6 +62,8 @@ RunOptions parseRunOptions(const Args& args) {
             o.sets.push_back(value());
         else if (a == "--export-ply")
             o.exportDir = value();
+        else if (a == "--export-mesh")
+            o.meshDir = value();
         else if (a == "--stats-json")
             o.statsJson = value();
         else
@@ -95,18 +98,22 @@ int runScene(const Args& args) {
     const double fps = o.fps > 0.0 ? o.fps : scene.fps;
 
     namespace fs = std::filesystem;
-    if (!o.exportDir.empty()) {
+    auto prepareDirectory = [](const std::string& option, const std::string& dir) {
+        if (dir.empty())
+            return;
         std::error_code ec;
-        fs::create_directories(o.exportDir, ec);
-        if (ec || !fs::is_directory(o.exportDir))
-            throw std::runtime_error("--export-ply: cannot create directory '" + o.exportDir + "'");
-        const fs::path probe = fs::path(o.exportDir) / ".octofluid-write-test";
+        fs::create_directories(dir, ec);
+        if (ec || !fs::is_directory(dir))
+            throw std::runtime_error(option + ": cannot create directory '" + dir + "'");
+        const fs::path probe = fs::path(dir) / ".octofluid-write-test";
         std::ofstream test(probe);
         if (!test)
-            throw std::runtime_error("--export-ply: directory '" + o.exportDir + "' is not writable");
+            throw std::runtime_error(option + ": directory '" + dir + "' is not writable");
         test.close();
         fs::remove(probe, ec);
-    }
+    };
+    prepareDirectory("--export-ply", o.exportDir);
+    prepareDirectory("--export-mesh", o.meshDir);
     std::ofstream stats;
     if (!o.statsJson.empty()) {
         stats.open(o.statsJson);
@@ -124,21 +131,33 @@ int runScene(const Args& args) {
                 "Tps ms");
     std::fflush(stdout);
 
+    const bool surfaceOn = sim.parameters().getb("surfaceEnabled");
     auto exportFrame = [&](long frame) {
-        if (o.exportDir.empty())
-            return;
         char name[64];
-        std::snprintf(name, sizeof name, "frame_%05ld.ply", frame);
-        sim.exportParticles((fs::path(o.exportDir) / name).string());
+        if (!o.exportDir.empty()) {
+            std::snprintf(name, sizeof name, "frame_%05ld.ply", frame);
+            sim.exportParticles((fs::path(o.exportDir) / name).string());
+        }
+        if (!o.meshDir.empty() && surfaceOn) {
+            std::snprintf(name, sizeof name, "mesh_%05ld.ply", frame);
+            sim.exportMesh((fs::path(o.meshDir) / name).string());
+        }
     };
     exportFrame(0);
     for (long f = 1; f <= o.frames; ++f) {
         sim.advanceFrame(1.0 / fps);
         const FrameStats& fr = sim.lastFrame();
         const size_t nan = sim.nonFiniteCount(), escaped = sim.escapedCount();
-        std::printf("%6ld %9.4f %6d %10.4f %6.2f %9.3f %9.2f%s\n", f, sim.time(), fr.steps, 1e3 * fr.meanDt,
-                    fr.meanIterations, 100.0 * fr.maxDensityError, fr.meanPhysicsMs,
-                    fr.converged ? "" : "  (eta not met)");
+        // The surface of the frame's last state (the per-step rebuild is the GUI's job).
+        const SurfaceResult* surface = surfaceOn ? sim.surface() : nullptr;
+        std::printf("%6ld %9.4f %6d %10.4f %6.2f %9.3f %9.2f", f, sim.time(), fr.steps, 1e3 * fr.meanDt,
+                    fr.meanIterations, 100.0 * fr.maxDensityError, fr.meanPhysicsMs);
+        if (surface)
+            std::printf("   surface: %llu of %zu particles, %llu cubes, %llu triangles, %.1f ms",
+                        (unsigned long long)surface->stats.surfaceParticles, sim.fluidParticleCount(),
+                        (unsigned long long)surface->stats.cubes, (unsigned long long)surface->stats.triangles,
+                        surface->stats.tTotalMs);
+        std::printf("%s\n", fr.converged ? "" : "  (eta not met)");
         std::fflush(stdout);
         if (stats) {
             stats << "{\"frame\":" << f << ",\"time\":" << jsonNumber(sim.time()) << ",\"steps\":" << fr.steps
@@ -149,7 +168,16 @@ int runScene(const Args& args) {
                   << ",\"boundaryParticles\":" << sim.boundaryParticleCount()
                   << ",\"tpsMs\":" << jsonNumber(fr.meanPhysicsMs) << ",\"nan\":" << nan
                   << ",\"escaped\":" << escaped << ",\"converged\":" << (fr.converged ? "true" : "false")
-                  << ",\"contained\":" << fr.contained << "}\n";
+                  << ",\"contained\":" << fr.contained;
+            if (surface) {
+                const SurfaceStats& t = surface->stats;
+                stats << ",\"surfaceParticles\":" << t.surfaceParticles << ",\"cubes\":" << t.cubes
+                      << ",\"cubesUniform\":" << t.cubesUniform << ",\"triangles\":" << t.triangles
+                      << ",\"tDetectMs\":" << jsonNumber(t.tDetectMs) << ",\"tOctreeMs\":" << jsonNumber(t.tOctreeMs)
+                      << ",\"tDistanceMs\":" << jsonNumber(t.tDistanceMs) << ",\"tMcMs\":" << jsonNumber(t.tMcMs)
+                      << ",\"tTotalMs\":" << jsonNumber(t.tTotalMs) << ",\"peakBytes\":" << t.peakBytes;
+            }
+            stats << "}\n";
             stats.flush();
             if (!stats)
                 throw std::runtime_error("--stats-json: write to '" + o.statsJson + "' failed");
@@ -176,7 +204,7 @@ const CommandRegistrar registerRun(
     "run",
     {"run --scene NAME | --scene-file FILE [--particles N | --radius R] --frames F [--fps 60] [--set "
      "name=value ...] "
-     "[--export-ply DIR] [--stats-json FILE]",
+     "[--export-ply DIR] [--export-mesh DIR] [--stats-json FILE]",
      "Runs a scene headless; prints time, steps, dt, PCISPH iterations, max density error and Tps per frame.",
      runCommand});
 

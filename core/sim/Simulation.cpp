@@ -2,9 +2,13 @@
 
 #include "io/ParticleIo.h"
 #include "scene/Scene.h"
+#include "scene/SceneBodies.h"
 #include "scene/SceneLibrary.h"
+#include "sim/SimulationBodies.h"
 #include "sph/BoundaryModel.h"
 #include "sph/PcisphSolver.h"
+#include "io/MeshWriter.h"
+#include "surface/SurfaceReconstructor.h"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_reduce.h>
@@ -26,6 +30,8 @@ struct Simulation::Impl {
     SceneDescription scene;
     ParameterSet params;
     BoundaryModel boundary;
+    SimulationBodies bodies{boundary};
+    std::vector<BodyDescription> sceneBodies;
     std::unique_ptr<PcisphSolver> solver;
     int walls = -1;
     uint64_t steps = 0;
@@ -34,6 +40,32 @@ struct Simulation::Impl {
     bool resetPending = false;
     std::string status;
     float soundSpeed = 20.0f;
+
+    // --- surface ---
+    SurfaceReconstructor surface;
+    bool surfaceDirty = true;
+    std::string surfaceError;
+
+    /// Rebuilds the surface when stale; false when it is off or failed (message in surfaceError).
+    bool updateSurface() {
+        if (!params.getb("surfaceEnabled"))
+            return false;
+        if (!surfaceDirty)
+            return surfaceError.empty();
+        surfaceDirty = false;
+        surfaceError.clear();
+        const FluidState& st = solver->state();
+        try {
+            surface.reconstruct(st.positions, st.densities, surfaceSettingsFromParameters(params));
+        } catch (const std::exception& e) {
+            // A surface that cannot be built (e.g. a baseline grid too large) must not stop the fluid.
+            surfaceError = std::string("surface reconstruction failed: ") + e.what();
+            surface.result() = SurfaceResult{};
+            return false;
+        }
+        return true;
+    }
+    // --- surface end ---
 
     PcisphSolver::Config solverConfig() const {
         PcisphSolver::Config c;
@@ -84,17 +116,25 @@ struct Simulation::Impl {
         const int layers = params.geti("boundaryLayers");
         walls = boundary.addObject(sampleBoxWalls(scene.container, 2.0f * r, layers), true,
                                    planarWallPsiScale(4.0f * r, 2.0f * r, layers));
+        // Rigid bodies: boundary objects after the walls; fluid inside them is removed.
+        bodies.configure(scene.container, solverConfig().gravity, r, params.getf("restDensity"));
+        bodies.build(sceneBodies, 0.0);
+        bodies.cullFluid(x, v);
         solver->setParticles(std::move(x), std::move(v));
         steps = 0;
         last = StepStats{};
         frame = FrameStats{};
         status.clear();
         resetPending = false;
+        surfaceDirty = true; // --- surface ---
     }
 
     const StepStats& step(float maxDt) {
         if (resetPending)
             build();
+        // CFL on the bodies too (ALGORITHMS.md section 2 with max(|v_fluid|, |v_body|)).
+        maxDt = std::min(maxDt, bodies.timeStepLimit(params.getf("cflFactor"), solver->nextTimeStep()));
+        bodies.beforeStep(solver->state(), std::min(maxDt, solver->nextTimeStep()));
         const PcisphSolver::StepResult& r = solver->step(maxDt);
         if (!r.finite) {
             std::ostringstream m;
@@ -103,7 +143,9 @@ struct Simulation::Impl {
             status = m.str();
             throw SimulationError(status);
         }
+        bodies.afterStep(r.dt);
         ++steps;
+        surfaceDirty = true; // --- surface ---
         last.time = solver->time();
         last.dt = r.dt;
         last.iterations = r.iterations;
@@ -120,6 +162,7 @@ Simulation::Simulation(const SceneDescription& scene, const std::vector<std::str
     scene.validate();
     Impl& s = *impl_;
     s.scene = scene;
+    s.sceneBodies = parseBodiesJson(scene.bodiesJson, scene.sourcePath.empty() ? scene.name : scene.sourcePath);
     s.params.set("particleRadius", scene.particleRadius);
     s.params.set("gravityX", scene.gravity.x());
     s.params.set("gravityY", scene.gravity.y());
@@ -163,7 +206,9 @@ int Simulation::advanceFrame(double frameDuration) {
     while (s.solver->time() < target - 1e-7) {
         // Even out the remaining steps so the frame ends exactly on its time.
         const double remaining = target - s.solver->time();
-        const double steps = std::max(1.0, std::ceil(remaining / s.solver->nextTimeStep() - 1e-6));
+        const double next = std::min(s.solver->nextTimeStep(),
+                                     s.bodies.timeStepLimit(s.params.getf("cflFactor"), s.solver->nextTimeStep()));
+        const double steps = std::max(1.0, std::ceil(remaining / next - 1e-6));
         s.step(float(remaining / steps));
         dtSum += s.last.dt;
         itSum += s.last.iterations;
@@ -194,6 +239,7 @@ void Simulation::setParameter(const std::string& name, double value) {
         s.resetPending = true;
     } else if (info && info->group != "Surface") {
         s.solver->setConfig(s.solverConfig());
+        s.bodies.setGravity(s.solverConfig().gravity);
     }
 }
 
@@ -260,7 +306,7 @@ size_t Simulation::escapedCount() const {
 }
 
 FrameSnapshotPtr Simulation::snapshot() const {
-    const Impl& s = *impl_;
+    Impl& s = *impl_; // the surface cache is rebuilt lazily
     auto snap = std::make_shared<FrameSnapshot>();
     const FluidState& st = s.solver->state();
     snap->step = s.steps;
@@ -271,17 +317,67 @@ FrameSnapshotPtr Simulation::snapshot() const {
     snap->pressures = st.pressures;
     const auto bp = s.boundary.positions();
     snap->boundaryPositions.assign(bp.begin(), bp.end());
+    snap->bodies = s.bodies.snapshot();
     snap->domain = s.scene.container;
     snap->status = s.status;
     snap->stats = {{"#FP", double(st.size())},
                    {"#SP", double(s.boundary.particleCount())},
+                   {"#bodies", double(s.bodies.size())},
+                   {"#SP bodies", double(s.bodies.sampleCount())},
                    {"Tps ms", s.last.physicsMs},
                    {"dt", s.last.dt},
                    {"iterations", double(s.last.iterations)},
                    {"maxDensityError", s.last.maxDensityError},
                    {"time", s.solver->time()}};
+    // --- surface ---
+    if (s.updateSurface()) {
+        const SurfaceResult& r = s.surface.result();
+        const SurfaceStats& t = r.stats;
+        snap->lambda = r.lambda;
+        snap->surfaceFlag = r.surfaceFlag;
+        snap->surfaceMesh = r.mesh;
+        snap->octreeNodes.reserve(r.leaves.size());
+        for (const OctreeLeaf& leaf : r.leaves)
+            snap->octreeNodes.push_back({leaf.min, leaf.edge, leaf.depth, NodeClass(uint8_t(leaf.cls))});
+        const std::string method = s.params.choice("surfaceMethod");
+        snap->stats.insert(snap->stats.end(),
+                           {{"#FPsurface", double(t.surfaceParticles)},
+                            {"#Cube(" + method + ")", double(t.cubes)},
+                            {"#Cube(uniform)", double(t.cubesUniform)},
+                            {"#Cube(narrow)", double(t.cubesNarrow)},
+                            {"#Cube(sparse)", double(t.cubesSparse)},
+                            {"#Triangles", double(t.triangles)},
+                            {"Tode ms", t.tDetectMs + t.tOctreeMs + t.tDistanceMs},
+                            {"Tmc ms", t.tMcMs},
+                            {"surface MiB", double(t.peakBytes) / (1024.0 * 1024.0)}});
+    }
+    // --- surface end ---
     return snap;
 }
+
+// --- surface ---
+const SurfaceResult* Simulation::surface() {
+    return impl_->updateSurface() ? &impl_->surface.result() : nullptr;
+}
+
+void Simulation::reconstructNow() {
+    impl_->surfaceDirty = true;
+}
+
+void Simulation::exportMesh(const std::string& path) {
+    const SurfaceResult* r = surface();
+    if (!r)
+        throw std::runtime_error(impl_->surfaceError.empty() ? "no surface mesh: the surface is off (surfaceEnabled)"
+                                                             : impl_->surfaceError);
+    writeMesh(path, r->mesh);
+}
+
+std::string Simulation::surfaceWarning() const {
+    if (!impl_->surfaceError.empty())
+        return impl_->surfaceError;
+    return surfaceSettingsFromParameters(impl_->params).warning();
+}
+// --- surface end ---
 
 void Simulation::exportParticles(const std::string& path) const {
     const FluidState& st = impl_->solver->state();
@@ -292,5 +388,79 @@ void Simulation::exportParticles(const std::string& path) const {
     d.scalars["pressure"] = st.pressures;
     writeParticlesPly(path, d);
 }
+
+// ---- rigid bodies ------------------------------------------------------------------------
+
+int Simulation::addBody(const BodyDescription& body) {
+    Impl& s = *impl_;
+    if (s.resetPending) s.build();
+    const int id = s.bodies.add(body);
+    s.bodies.beforeStep(s.solver->state(), 0.0f); // boundary object and pose now (snapshot, counts)
+    return id;
+}
+
+int Simulation::addBody(const std::string& shape, const Vec3f& position, float size, float density) {
+    if (!(size > 0.0f) || !std::isfinite(size)) throw std::invalid_argument("addBody: size must be > 0");
+    if (!(density > 0.0f) || !std::isfinite(density)) throw std::invalid_argument("addBody: density must be > 0");
+    if (!position.allFinite()) throw std::invalid_argument("addBody: position must be finite");
+    BodyDescription d;
+    d.position = position;
+    d.density = density;
+    if (shape == "box") {
+        d.shape = BodyDescription::Shape::Box;
+        d.size = Vec3f::Constant(size);
+    } else if (shape == "sphere") {
+        d.shape = BodyDescription::Shape::Sphere;
+        d.radius = 0.5f * size;
+    } else if (shape == "cylinder") {
+        d.shape = BodyDescription::Shape::Cylinder;
+        d.radius = 0.5f * size;
+        d.height = size;
+    } else if (shape == "armadillo") {
+        d.shape = BodyDescription::Shape::Mesh;
+        d.name = "armadillo";
+        d.meshPath = resolveMeshPath("armadillo.obj", impl_->scene.sourcePath);
+        FluidMesh probe;
+        probe.meshPath = d.meshPath;
+        d.meshScale = size / fluidMeshBounds(probe).extent().maxCoeff();
+    } else {
+        throw std::invalid_argument("addBody: unknown shape '" + shape + "' (box, sphere, cylinder, armadillo)");
+    }
+    return addBody(d);
+}
+
+void Simulation::removeBody(int id) {
+    Impl& s = *impl_;
+    if (!s.bodies.remove(id)) throw std::invalid_argument("removeBody: no body with id " + std::to_string(id));
+    s.bodies.beforeStep(s.solver->state(), 0.0f);
+}
+
+std::optional<std::pair<int, Vec3f>> Simulation::pickBody(const Vec3f& origin, const Vec3f& dir) const {
+    return impl_->bodies.pick(origin, dir);
+}
+
+int Simulation::pickBody(const Vec3f& origin, const Vec3f& dir, Vec3f* bodySpaceHit) const {
+    const auto hit = impl_->bodies.pick(origin, dir);
+    if (!hit) return -1;
+    if (bodySpaceHit) *bodySpaceHit = hit->second;
+    return hit->first;
+}
+
+void Simulation::beginDrag(int id, const Vec3f& bodySpacePoint) { impl_->bodies.beginDrag(id, bodySpacePoint); }
+void Simulation::setDragTarget(const Vec3f& worldPoint) { impl_->bodies.setDragTarget(worldPoint); }
+void Simulation::endDrag() { impl_->bodies.endDrag(); }
+
+void Simulation::stir(const Vec3f& origin, const Vec3f& dir, float radius, const Vec3f& velocity) {
+    impl_->bodies.stir(origin, dir, radius, velocity);
+}
+void Simulation::stir(const Vec3f& origin, const Vec3f& dir, float radius, float strength) {
+    impl_->bodies.stir(origin, dir, radius, strength);
+}
+
+std::vector<BodySnapshot> Simulation::bodies() const { return impl_->bodies.snapshot(); }
+std::vector<BodyStats> Simulation::bodyStats() const { return impl_->bodies.stats(impl_->solver->state()); }
+const RigidBodySystem& Simulation::rigidBodies() const { return impl_->bodies.system(); }
+RigidBodySystem& Simulation::rigidBodies() { return impl_->bodies.system(); }
+size_t Simulation::bodySampleCount() const { return impl_->bodies.sampleCount(); }
 
 } // namespace octo

@@ -4,8 +4,10 @@
 // Not thread-safe: one thread owns it (the worker); others only read published snapshots.
 #include "common/Parameters.h"
 #include "sim/FrameSnapshot.h"
+#include "sim/SimulationBodies.h"
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@ namespace octo {
 struct SceneDescription; // core/scene/Scene.h
 class PcisphSolver;      // core/sph/PcisphSolver.h
 class BoundaryModel;     // core/sph/BoundaryModel.h
+struct SurfaceResult;    // core/surface/SurfaceSettings.h
 
 /// Thrown by step() when the solver produced NaN/Inf; the last good state is kept.
 class SimulationError : public std::runtime_error {
@@ -92,12 +95,64 @@ public:
     /// Writes the fluid particles (positions, velocities, density, pressure) as binary PLY.
     void exportParticles(const std::string& path) const;
 
+    // --- surface ---
+    /// The surface of the current particles (octree of Shao et al. 2016, or the baseline chosen by
+    /// "surfaceMethod"), rebuilt lazily when the particles or a Surface parameter changed since the
+    /// last call; nullptr when "surfaceEnabled" is off. snapshot() calls it too.
+    const SurfaceResult* surface();
+    /// Forces the next surface()/snapshot() to rebuild (after a lambdaMin / L edit while paused).
+    void reconstructNow();
+    /// Writes the current surface mesh as OBJ or binary PLY (by extension); throws when the
+    /// surface is off or the file cannot be written.
+    void exportMesh(const std::string& path);
+    /// Non-empty when the surface settings are risky (L > 2r/sqrt(3)) or the last rebuild failed.
+    std::string surfaceWarning() const;
+    // --- surface end ---
+
     /// Non-empty after a blow-up (message for the GUI); cleared by reset().
     const std::string& status() const;
     /// The solver and the boundary model (walls = object 0), e.g. for rigid-body coupling.
     PcisphSolver& solver();
     BoundaryModel& boundary();
     int wallObject() const;
+
+    // --- rigid bodies (two-way coupled after Akinci 2012; call between steps) ---------------
+    /// Adds a body (dynamic or kinematic) at the current time; returns its id (never reused).
+    /// Throws SceneError / InvalidMeshError / FileFormatError naming the problem (e.g. a body
+    /// thinner than 4r, an open mesh).
+    int addBody(const BodyDescription& body);
+    /// GUI shortcut: shape "box" (edge = size), "sphere" (diameter = size), "cylinder"
+    /// (diameter = height = size) or "armadillo" (largest extent = size), centre of mass at
+    /// `position`, density in kg/m^3.
+    int addBody(const std::string& shape, const Vec3f& position, float size, float density);
+    /// Removes a body; throws std::invalid_argument for an unknown id.
+    void removeBody(int id);
+    /// Nearest body hit by the ray (dir need not be normalised): (id, hit point in body space).
+    std::optional<std::pair<int, Vec3f>> pickBody(const Vec3f& rayOrigin, const Vec3f& rayDir) const;
+    /// Same; returns the id or -1 and writes the body-space hit point.
+    int pickBody(const Vec3f& rayOrigin, const Vec3f& rayDir, Vec3f* bodySpaceHit) const;
+    /// Starts pulling the body's point (body space) toward the drag target with a critically
+    /// damped spring (gravity compensated). Throws std::invalid_argument for an unknown or
+    /// kinematic body.
+    void beginDrag(int id, const Vec3f& bodySpacePoint);
+    /// World position the grabbed point is pulled toward.
+    void setDragTarget(const Vec3f& worldPoint);
+    /// Releases the body; it keeps its velocity and falls / floats freely.
+    void endDrag();
+    /// Fluid particles within `radius` of the ray get their velocity blended toward `velocity`
+    /// at the next step (weight (1 - d^2/radius^2)^2 at distance d from the ray).
+    void stir(const Vec3f& rayOrigin, const Vec3f& rayDir, float radius, const Vec3f& velocity);
+    /// Same as an acceleration, 20 m/s^2 * strength at the ray, during the next step.
+    void stir(const Vec3f& rayOrigin, const Vec3f& rayDir, float radius, float strength);
+    /// The bodies now (same data as snapshot()->bodies).
+    std::vector<BodySnapshot> bodies() const;
+    /// Per-body position, velocity and submerged fraction (run --stats-json).
+    std::vector<BodyStats> bodyStats() const;
+    const RigidBodySystem& rigidBodies() const;
+    /// Direct access, e.g. for tests; add/remove bodies through addBody/removeBody.
+    RigidBodySystem& rigidBodies();
+    /// Boundary samples of all bodies (part of boundaryParticleCount()).
+    size_t bodySampleCount() const;
 
 private:
     struct Impl;
