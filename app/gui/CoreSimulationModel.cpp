@@ -71,8 +71,8 @@ public:
         return {};
     }
     void exportParticles(const std::string& path) const override { sim_->exportParticles(path); }
-    // Drag, stir and reconstructNow wait for the Simulation API requested in
-    // /work/notes/gui-requests.md; the defaults report "not available".
+    void exportMesh(const std::string& path) const override { sim_->exportMesh(path); }
+    void reconstructNow() override { sim_->reconstructNow(); }
 
 private:
     std::unique_ptr<Simulation> sim_;
