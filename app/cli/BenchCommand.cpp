@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -98,17 +99,65 @@ int runSolverBench(bool quick) {
     return 0;
 }
 
+/// Cost of the two-way coupling (issue 3): dam-break-bodies (3 bodies) against the same dam
+/// break without its bodies, same particle count, same simulated interval, same run. The
+/// interval covers the surge hitting the bodies (it reaches them at about 0.2 s).
+int runBodiesBench(bool quick) {
+    const SceneDescription with = SceneLibrary::load("dam-break-bodies");
+    SceneDescription without = with;
+    without.bodiesJson.clear();
+    const double n = quick ? 25000 : 100000;
+    const double simulated = quick ? 0.3 : 0.4; // s
+    const float r = with.radiusForParticleCount(n);
+    std::printf("Rigid-body coupling benchmark: dam-break-bodies (3 bodies) vs the same dam break without bodies,\n"
+                "r = %g m, %.2f s simulated each, 2 threads, surface reconstruction off\n", r, simulated);
+    std::printf("%-18s %9s %8s %7s %9s %9s %8s %9s\n", "scene", "particles", "body SP", "steps", "wall s",
+                "ms/step", "iter/st", "dt ms");
+    // Both simulations advance in turns by 20 ms of simulated time, so a load change on the
+    // shared machine hits both alike.
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 2);
+    std::unique_ptr<Simulation> sims[2];
+    for (int k = 0; k < 2; ++k) {
+        SceneDescription scene = k == 0 ? without : with;
+        scene.particleRadius = r;
+        sims[k] = std::make_unique<Simulation>(scene, std::vector<std::string>{"surfaceEnabled=false"});
+    }
+    double wall[2] = {0.0, 0.0}, msStep[2] = {0.0, 0.0}, iterations[2] = {0.0, 0.0};
+    int steps[2] = {0, 0};
+    for (double t = 0.02; t <= simulated + 1e-9; t += 0.02)
+        for (int k = 0; k < 2; ++k) {
+            Simulation& sim = *sims[k];
+            const auto t0 = std::chrono::steady_clock::now();
+            while (sim.time() < t - 1e-9) {
+                sim.step();
+                iterations[k] += sim.lastStep().iterations;
+                ++steps[k];
+            }
+            wall[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        }
+    for (int k = 0; k < 2; ++k) {
+        const Simulation& sim = *sims[k];
+        msStep[k] = 1e3 * wall[k] / steps[k];
+        std::printf("%-18s %9zu %8zu %7d %9.2f %9.2f %8.2f %9.4f\n", k == 0 ? "dam-break" : "dam-break-bodies",
+                    sim.fluidParticleCount(), sim.bodySampleCount(), steps[k], wall[k], msStep[k],
+                    iterations[k] / steps[k], 1e3 * sim.time() / steps[k]);
+    }
+    std::printf("coupling cost ratio (wall time for the same simulated interval): %.3f  (per step: %.3f; target <= 1.25)\n",
+                wall[1] / wall[0], msStep[1] / msStep[0]);
+    return 0;
+}
+
 int benchCommand(const Args& args) {
     std::string what = "solver";
     bool quick = false;
     for (const std::string& a : args) {
         if (a == "--quick")
             quick = true;
-        else if (a == "solver" || a == "reconstruct" || a == "all")
+        else if (a == "solver" || a == "reconstruct" || a == "bodies" || a == "all")
             what = a;
         else if (a.rfind("--", 0) != 0) {
             std::cerr << "octofluid-cli bench: error: unknown table '" << a
-                      << "' (solver, reconstruct or all)\n";
+                      << "' (solver, bodies, reconstruct or all)\n";
             return 2;
         }
     }
@@ -116,10 +165,12 @@ int benchCommand(const Args& args) {
         int rc = 0;
         if (what == "solver" || what == "all")
             rc = runSolverBench(quick);
+        if (rc == 0 && (what == "bodies" || what == "all"))
+            rc = runBodiesBench(quick);
         if (rc == 0 && (what == "reconstruct" || what == "all")) {
             Args rest;
             for (const std::string& a : args)
-                if (a != "all" && a != "solver")
+                if (a != "all" && a != "solver" && a != "bodies")
                     rest.push_back(a);
             rc = runReconstructBench(rest);
         }
@@ -131,9 +182,11 @@ int benchCommand(const Args& args) {
 }
 
 const CommandRegistrar registerBench("bench",
-                                     {"bench [solver|reconstruct|all] [--quick]",
+                                     {"bench [solver|bodies|reconstruct|all] [--quick]",
                                       "Solver table: dam break at ~25k/100k/400k particles, 2 and 1 threads "
-                                      "(--quick: 8k/25k); reconstruct: the surface reconstruction table.",
+                                      "(--quick: 8k/25k); bodies: coupling cost of dam-break-bodies vs the same "
+                                      "dam break without bodies at ~100k (--quick: 25k); reconstruct: the surface "
+                                      "reconstruction table.",
                                       benchCommand});
 
 } // namespace

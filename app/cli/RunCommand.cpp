@@ -3,6 +3,7 @@
 
 #include "scene/Scene.h"
 #include "scene/SceneLibrary.h"
+#include "rigid/RigidBodySystem.h"
 #include "sim/Simulation.h"
 #include "surface/SurfaceSettings.h"
 
@@ -124,8 +125,10 @@ int runScene(const Args& args) {
     std::vector<std::string> overrides = o.sets;
     // --particles / --radius set the scene radius; an explicit --set particleRadius wins.
     Simulation sim(scene, overrides);
-    std::printf("scene %s: %zu fluid particles, %zu boundary particles, r = %g m, %g fps, %ld frames\n",
-                scene.name.c_str(), sim.fluidParticleCount(), sim.boundaryParticleCount(),
+    std::printf("scene %s: %zu fluid particles, %zu boundary particles (%zu on %zu bodies), r = %g m, %g fps, "
+                "%ld frames\n",
+                scene.name.c_str(), sim.fluidParticleCount(), sim.boundaryParticleCount(), sim.bodySampleCount(),
+                sim.rigidBodies().size(),
                 sim.parameters().get("particleRadius"), fps, o.frames);
     std::printf("%6s %9s %6s %10s %6s %9s %9s\n", "frame", "time s", "steps", "dt ms", "iter", "maxErr %",
                 "Tps ms");
@@ -169,6 +172,25 @@ int runScene(const Args& args) {
                   << ",\"tpsMs\":" << jsonNumber(fr.meanPhysicsMs) << ",\"nan\":" << nan
                   << ",\"escaped\":" << escaped << ",\"converged\":" << (fr.converged ? "true" : "false")
                   << ",\"contained\":" << fr.contained;
+            // Rigid bodies: centre of mass, velocity, submerged fraction (docs/SCENES.md).
+            const std::vector<BodyStats> bodies = sim.bodyStats();
+            if (!bodies.empty()) {
+                auto vec = [](const Vec3f& v) {
+                    return "[" + jsonNumber(v.x()) + "," + jsonNumber(v.y()) + "," + jsonNumber(v.z()) + "]";
+                };
+                stats << ",\"bodies\":[";
+                for (size_t b = 0; b < bodies.size(); ++b) {
+                    const BodyStats& bs = bodies[b];
+                    std::string name;
+                    for (char c : bs.name) name += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+                    stats << (b ? "," : "") << "{\"id\":" << bs.id << ",\"name\":\"" << name << "\""
+                          << ",\"kinematic\":" << (bs.kinematic ? "true" : "false")
+                          << ",\"position\":" << vec(bs.position) << ",\"velocity\":" << vec(bs.velocity)
+                          << ",\"submerged\":" << jsonNumber(bs.submergedFraction)
+                          << ",\"fluidLevel\":" << jsonNumber(bs.fluidLevel) << "}";
+                }
+                stats << "]";
+            }
             if (surface) {
                 const SurfaceStats& t = surface->stats;
                 stats << ",\"surfaceParticles\":" << t.surfaceParticles << ",\"cubes\":" << t.cubes

@@ -135,6 +135,8 @@ double SceneDescription::fluidVolume() const {
         v += double(b.box.extent().prod());
     for (const FluidSphere& s : fluidSpheres)
         v += 4.0 / 3.0 * std::numbers::pi * std::pow(double(s.radius), 3.0);
+    for (const FluidMesh& m : fluidMeshes)
+        v += m.volume;
     return v;
 }
 
@@ -178,6 +180,11 @@ void SceneDescription::sampleFluid(float r, std::vector<Vec3f>& positions,
                     }
                 }
     }
+    for (const FluidMesh& m : fluidMeshes) {
+        const std::vector<Vec3f> pts = sampleFluidMesh(m, r);
+        positions.insert(positions.end(), pts.begin(), pts.end());
+        velocities.insert(velocities.end(), pts.size(), m.velocity);
+    }
 }
 
 size_t SceneDescription::estimateParticleCount(float r) const {
@@ -190,6 +197,7 @@ size_t SceneDescription::estimateParticleCount(float r) const {
     }
     for (const FluidSphere& s : fluidSpheres)
         n += size_t(4.0 / 3.0 * std::numbers::pi * std::pow(double(s.radius / d0), 3.0)) + 1;
+    for (const FluidMesh& m : fluidMeshes) n += size_t(m.volume / double(d0 * d0 * d0)) + 1;
     return n;
 }
 
@@ -199,7 +207,12 @@ void SceneDescription::validate() const {
         throw SceneError(src + ": field 'particleRadius': must be > 0");
     if (container.empty() || !((container.max.array() > container.min.array()).all()))
         throw SceneError(src + ": field 'container': 'max' must exceed 'min'");
-    if (fluidBoxes.empty() && fluidSpheres.empty())
+    for (size_t i = 0; i < fluidMeshes.size(); ++i) {
+        const Aabb b = fluidMeshBounds(fluidMeshes[i]);
+        if (!container.enlarged(1e-5f).contains(b.min) || !container.enlarged(1e-5f).contains(b.max))
+            throw SceneError(src + ": field 'fluidMeshes[" + std::to_string(i) + "]': the mesh must lie inside the container");
+    }
+    if (fluidBoxes.empty() && fluidSpheres.empty() && fluidMeshes.empty())
         throw SceneError(src + ": the scene has no fluid (give 'fluidBoxes' or 'fluidSpheres')");
     const float tol = 1e-5f;
     for (size_t i = 0; i < fluidBoxes.size(); ++i)
@@ -237,7 +250,7 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
     s.sourcePath = sourceName;
     const Reader top(root, "", sourceName);
     top.onlyKnown({"name", "description", "particleRadius", "container", "fluidBoxes", "fluidSpheres",
-                   "gravity", "endTime", "fps", "parameters", "bodies"});
+                   "gravity", "endTime", "fps", "parameters", "bodies", "fluidMeshes"});
     s.name = top.string("name", sourceName);
     s.description = top.string("description", "");
     s.particleRadius = float(top.number("particleRadius", true));
@@ -265,6 +278,33 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
             b.onlyKnown({"center", "radius", "velocity"});
             s.fluidSpheres.push_back(
                 {b.vec3("center"), float(b.number("radius", true)), b.vec3("velocity", Vec3f::Zero())});
+        }
+    }
+    if (top.has("fluidMeshes")) {
+        const json& arr = top.at("fluidMeshes");
+        if (!arr.is_array()) top.fail("expected an array of meshes", "fluidMeshes");
+        for (size_t i = 0; i < arr.size(); ++i) {
+            const Reader b(arr[i], "fluidMeshes[" + std::to_string(i) + "]", sourceName);
+            b.onlyKnown({"mesh", "position", "scale", "velocity", "spacing"});
+            FluidMesh m;
+            if (!b.at("mesh").is_string()) b.fail("expected a path string", "mesh");
+            try {
+                m.meshPath = resolveMeshPath(b.at("mesh").get<std::string>(), sourceName);
+                m.position = b.vec3("position");
+                m.scale = float(b.number("scale", 1.0, true));
+                m.velocity = b.vec3("velocity", Vec3f::Zero());
+                measureFluidMesh(m);
+            } catch (const SceneError&) {
+                throw;
+            } catch (const std::exception& e) {
+                b.fail(e.what(), "mesh");
+            }
+            if (b.has("spacing")) {
+                const double sp = b.number("spacing", true);
+                if (std::abs(sp - 2.0 * s.particleRadius) > 1e-6 * sp)
+                    b.fail("must equal 2 * particleRadius (the fluid lattice spacing), or be left out", "spacing");
+            }
+            s.fluidMeshes.push_back(std::move(m));
         }
     }
     s.gravity = top.vec3("gravity", s.gravity);

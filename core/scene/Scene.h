@@ -2,6 +2,7 @@
 // Scene descriptions: the container, the initial fluid, gravity, timing and parameter values
 // of a simulation, read from JSON scene files (schema in docs/SCENES.md).
 #include "common/Types.h"
+#include "scene/SceneBodies.h"
 
 #include <stdexcept>
 #include <string>
@@ -36,6 +37,7 @@ struct SceneDescription {
     Aabb container{Vec3f::Zero(), Vec3f::Ones()}; // closed box of boundary particles around the fluid
     std::vector<FluidBox> fluidBoxes;
     std::vector<FluidSphere> fluidSpheres;
+    std::vector<FluidMesh> fluidMeshes; ///< closed OBJ interiors sampled as fluid (SceneBodies.h)
     Vec3f gravity = Vec3f(0.0f, -9.81f, 0.0f); // m/s^2
     double endTime = 5.0;                      // s, simulated
     double fps = 60.0;                         // frames per simulated second

@@ -395,7 +395,7 @@ int Simulation::addBody(const BodyDescription& body) {
     Impl& s = *impl_;
     if (s.resetPending) s.build();
     const int id = s.bodies.add(body);
-    s.bodies.beforeStep(s.solver->state(), 0.0f); // boundary object and pose now (snapshot, counts)
+    s.bodies.sync(); // boundary object and pose now (snapshot, counts)
     return id;
 }
 
@@ -432,7 +432,7 @@ int Simulation::addBody(const std::string& shape, const Vec3f& position, float s
 void Simulation::removeBody(int id) {
     Impl& s = *impl_;
     if (!s.bodies.remove(id)) throw std::invalid_argument("removeBody: no body with id " + std::to_string(id));
-    s.bodies.beforeStep(s.solver->state(), 0.0f);
+    s.bodies.sync();
 }
 
 std::optional<std::pair<int, Vec3f>> Simulation::pickBody(const Vec3f& origin, const Vec3f& dir) const {

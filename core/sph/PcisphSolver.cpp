@@ -488,6 +488,9 @@ const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
     float err = 0.0f;
     for (int attempt = 0;; ++attempt) {
         const auto t1 = Clock::now();
+        // computeNonPressure adds the friction reactions: a restarted step must not add them twice.
+        if (track && attempt > 0)
+            boundary_.clearForces();
         computeNonPressure(dt);
         res.msNonPressure += msSince(t1);
         cur = 0;

@@ -1,0 +1,142 @@
+#include "sim/RigidCoupling.h"
+
+#include "rigid/MeshProperties.h"
+#include "sph/BoundaryModel.h"
+#include "sph/FluidState.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace octo {
+
+namespace {
+/// True when the body has the second sample shell (createBodyShape: bodies at least 4 d0 thick).
+bool twoShellBody(const RigidBody& b, float d0) { return meshBounds(b.mesh()).extent().minCoeff() >= 4.0f * d0; }
+} // namespace
+
+void RigidCoupling::reset() {
+    objects_.clear();
+    version_ = ~uint64_t(0);
+}
+
+void RigidCoupling::syncTopology() {
+    if (version_ == bodies_.topologyVersion()) return;
+    std::unordered_set<int> alive;
+    for (const auto& b : bodies_.bodies()) alive.insert(b->id());
+    for (auto it = objects_.begin(); it != objects_.end();) {
+        if (!alive.count(it->first)) {
+            if (boundary_.isValid(it->second)) boundary_.removeObject(it->second);
+            it = objects_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    for (const auto& b : bodies_.bodies())
+        if (!objects_.count(b->id())) {
+            // Kinematic bodies are "static" for the boundary model: their forces are not tracked.
+            // A body's surface is one or two shells of samples at spacing d0: Akinci's Psi
+            // over-weights such a slab (it lacks the fluid side: ~43 % for one layer, ~18 % for
+            // two), so the fluid would rest over-dense, i.e. farther than d0 from the body (a
+            // dilated body). The same calibration as the container walls makes a fluid particle
+            // resting at d0 on a flat face exactly rho0 dense (see planarWallPsiScale).
+            const float d0 = b->shape().sampleSpacing;
+            const bool twoShells = twoShellBody(*b, d0);
+            const float scale = planarWallPsiScale(boundary_.supportRadius(), d0, twoShells ? 2 : 1);
+            const int obj = boundary_.addObject(b->boundarySamples(), b->isKinematic(), scale);
+            objects_[b->id()] = obj;
+        }
+    version_ = bodies_.topologyVersion();
+    pushTransforms();
+}
+
+void RigidCoupling::pushTransforms() {
+    for (const auto& b : bodies_.bodies()) {
+        const auto it = objects_.find(b->id());
+        if (it == objects_.end()) continue;
+        boundary_.setObjectTransform(it->second, b->rotation(), b->position(), b->linearVelocity(),
+                                     b->angularVelocity());
+    }
+}
+
+std::vector<BodyLoad> RigidCoupling::loads() const {
+    std::vector<BodyLoad> out;
+    const auto x = boundary_.positions();
+    const auto f = boundary_.forces();
+    for (const auto& b : bodies_.bodies()) {
+        if (b->isKinematic()) continue;
+        const auto it = objects_.find(b->id());
+        if (it == objects_.end() || !boundary_.isValid(it->second)) continue;
+        const auto [first, count] = boundary_.objectRange(it->second);
+        // Double sums: for a floating body thousands of large, opposing contributions cancel.
+        Vec3d F = Vec3d::Zero(), T = Vec3d::Zero();
+        const Vec3d c = b->position().cast<double>();
+        for (uint32_t k = first; k < first + count; ++k) {
+            const Vec3d fk = f[k].cast<double>();
+            F += fk;
+            T += (x[k].cast<double>() - c).cross(fk);
+        }
+        out.push_back({b->id(), F.cast<float>(), T.cast<float>()});
+    }
+    return out;
+}
+
+void RigidCoupling::advanceBodies(float dt) {
+    if (bodies_.size() == 0) {
+        bodies_.setTime(bodies_.time() + double(dt));
+        return;
+    }
+    const std::vector<BodyLoad> l = loads();
+    bodies_.step(dt, l);
+    pushTransforms();
+}
+
+float RigidCoupling::maxBodySpeed() const {
+    float s = 0.0f;
+    for (const auto& b : bodies_.bodies())
+        s = std::max(s, b->linearVelocity().norm() + b->angularVelocity().norm() * b->shape().boundingRadius);
+    return s;
+}
+
+int RigidCoupling::objectOf(int bodyId) const {
+    const auto it = objects_.find(bodyId);
+    return it == objects_.end() ? -1 : it->second;
+}
+
+size_t RigidCoupling::sampleCount() const { return bodies_.totalSampleCount(); }
+
+float RigidCoupling::localFluidLevel(int bodyId, const FluidState& fluid, float r) const {
+    const RigidBody* b = bodies_.body(bodyId);
+    if (!b) return -std::numeric_limits<float>::infinity();
+    const float h = 4.0f * r, d0 = 2.0f * r;
+    const float R = b->shape().boundingRadius;
+    const float inner2 = R * R, outer2 = (R + 3.0f * h) * (R + 3.0f * h);
+    const Vec3f c = b->position();
+    std::unordered_map<int64_t, float> top;
+    for (const Vec3f& x : fluid.positions) {
+        const float dx = x.x() - c.x(), dz = x.z() - c.z();
+        const float d2 = dx * dx + dz * dz;
+        if (d2 < inner2 || d2 > outer2) continue;
+        const int64_t key = (int64_t(std::floor(x.x() / d0)) << 32) ^ int64_t(uint32_t(int32_t(std::floor(x.z() / d0))));
+        auto [it, inserted] = top.try_emplace(key, x.y());
+        if (!inserted) it->second = std::max(it->second, x.y());
+    }
+    if (top.empty()) return -std::numeric_limits<float>::infinity();
+    std::vector<float> heights;
+    heights.reserve(top.size());
+    for (const auto& [k, y] : top) heights.push_back(y);
+    std::nth_element(heights.begin(), heights.begin() + heights.size() / 2, heights.end());
+    return heights[heights.size() / 2] + r;
+}
+
+double RigidCoupling::submergedFraction(int bodyId, const FluidState& fluid, float r) const {
+    const RigidBody* b = bodies_.body(bodyId);
+    if (!b) return 0.0;
+    const float level = localFluidLevel(bodyId, fluid, r);
+    if (!std::isfinite(level)) return 0.0;
+    return b->fractionBelow(level);
+}
+
+} // namespace octo

@@ -1,0 +1,113 @@
+#pragma once
+// The rigid bodies of a Simulation: the RigidBodySystem (contacts, drag spring, kinematic
+// paths), the two-way coupling to the fluid's BoundaryModel (RigidCoupling, Akinci 2012), the
+// shapes built for the current particle radius, the interactive tools (pick, drag, stir) and
+// the per-body statistics. Simulation owns one and calls it around every solver step:
+//   beforeStep(fluid, dt)  -> topology + poses into the boundary model, pending stir
+//   solver step            -> fluid forces on the body boundary particles
+//   afterStep(dt)          -> RigidBodySystem::step with those loads, poses back.
+// Not thread-safe (one owner thread, like Simulation).
+#include "common/Types.h"
+#include "rigid/RigidBodySystem.h"
+#include "scene/SceneBodies.h"
+#include "sim/FrameSnapshot.h"
+#include "sim/RigidCoupling.h"
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace octo {
+
+class BoundaryModel;
+struct FluidState;
+
+/// Per-body statistics of a frame (run --stats-json "bodies").
+struct BodyStats {
+    int id = -1;
+    std::string name;
+    bool kinematic = false;
+    Vec3f position = Vec3f::Zero(); ///< centre of mass (m)
+    Vec3f velocity = Vec3f::Zero(); ///< m/s
+    /// Fraction of the body's volume below the local free-surface height around it
+    /// (RigidCoupling::localFluidLevel), in [0, 1].
+    double submergedFraction = 0.0;
+    float fluidLevel = 0.0f; ///< that local level (m); -inf when no fluid is near
+};
+
+class SimulationBodies {
+public:
+    explicit SimulationBodies(BoundaryModel& boundary);
+
+    /// Container (contact walls), gravity, particle radius r (samples at 2r, contact distance
+    /// 2r) and fluid rest density. Call before build/add; shapes are rebuilt when r changes.
+    void configure(const Aabb& container, const Vec3f& gravity, float particleRadius, float restDensity);
+    void setGravity(const Vec3f& g) { system_.setGravity(g); }
+    /// Removes all bodies and adds the scene's, at simulated time `time`. Call after the boundary
+    /// model was cleared (the coupling forgets its objects).
+    void build(const std::vector<BodyDescription>& bodies, double time);
+
+    /// Adds a body between steps; returns its id. Throws SceneError & co. naming the problem.
+    int add(const BodyDescription& body);
+    /// Removes a body between steps; false when the id is unknown.
+    bool remove(int id);
+    size_t size() const { return system_.size(); }
+
+    /// Removes fluid particles that lie inside a body or closer than 0.75 d0 to its boundary
+    /// samples (the scene's fluid boxes may overlap the bodies).
+    size_t cullFluid(std::vector<Vec3f>& positions, std::vector<Vec3f>& velocities) const;
+
+    /// Largest dt (<= dtMax) with which no body point travels more than cfl * d0, looking ahead
+    /// along kinematic paths (a path that starts moving within the step counts).
+    float timeStepLimit(float cflFactor, float dtMax) const;
+
+    /// Before the solver step of length dt: boundary objects and poses; pending stir requests.
+    void beforeStep(FluidState& fluid, float dt);
+    /// Boundary objects and poses now (after add/remove between steps).
+    void sync();
+    /// After the solver step: integrate the bodies with the fluid's loads.
+    void afterStep(float dt);
+    /// Keeps the rigid system's clock equal to the solver's (after a reset).
+    void setTime(double t) { system_.setTime(t); }
+
+    // --- interaction (between steps) ---
+    /// Nearest body hit by the ray: (id, hit point in body space).
+    std::optional<std::pair<int, Vec3f>> pick(const Vec3f& origin, const Vec3f& dir) const;
+    /// Throws std::invalid_argument for an unknown or kinematic body.
+    void beginDrag(int id, const Vec3f& bodySpacePoint);
+    void setDragTarget(const Vec3f& world) { system_.setDragTarget(world); }
+    void endDrag() { system_.endDrag(); }
+    /// Fluid particles within `radius` of the ray (t >= 0) get their velocity blended toward
+    /// `velocity` at the next step (weight (1 - d^2/radius^2)^2 at distance d from the ray).
+    void stir(const Vec3f& origin, const Vec3f& dir, float radius, const Vec3f& velocity);
+    /// Same, as an acceleration of 20 m/s^2 * strength at the ray (falling to 0 at radius),
+    /// half along the ray, half away from it, for the next step.
+    void stir(const Vec3f& origin, const Vec3f& dir, float radius, float strength);
+
+    // --- read ---
+    RigidBodySystem& system() { return system_; }
+    const RigidBodySystem& system() const { return system_; }
+    const RigidCoupling& coupling() const { return coupling_; }
+    std::vector<BodySnapshot> snapshot() const;
+    std::vector<BodyStats> stats(const FluidState& fluid) const;
+    /// The description a body was made from (nullptr when unknown).
+    const BodyDescription* description(int id) const;
+    size_t sampleCount() const { return system_.totalSampleCount(); }
+
+private:
+    struct Stir {
+        Vec3f origin, dir;
+        float radius;
+        Vec3f velocity;
+        float acceleration; ///< > 0: acceleration form
+    };
+    BoundaryModel& boundary_;
+    RigidBodySystem system_;
+    RigidCoupling coupling_;
+    BodyShapeCache shapes_;
+    std::vector<std::pair<int, BodyDescription>> descriptions_;
+    std::vector<Stir> stirs_;
+    float r_ = 0.01f, rho0_ = 1000.0f;
+};
+
+} // namespace octo

@@ -1,0 +1,194 @@
+// Rigid bodies in the Simulation: two-way momentum exchange (Akinci 2012), kinematic bodies,
+// the drag API, adding/removing bodies during a run, picking, stirring, snapshots and scene
+// errors.
+#include "rigid/RigidBodySystem.h"
+#include "scene/Scene.h"
+#include "scene/SceneBodies.h"
+#include "scene/SceneLibrary.h"
+#include "sim/Simulation.h"
+#include "sph/FluidState.h"
+#include "sph/PcisphSolver.h"
+
+#include <QtTest>
+#include <cmath>
+
+using namespace octo;
+
+namespace {
+const std::vector<std::string> kNoSurface = {"surfaceEnabled=false"};
+
+Vec3d fluidMomentum(Simulation& sim) {
+    const FluidState& f = sim.solver().state();
+    Vec3d p = Vec3d::Zero();
+    for (const Vec3f& v : f.velocities) p += v.cast<double>();
+    return double(sim.solver().mass()) * p;
+}
+
+BodyDescription box(float edge, float relDensity, const Vec3f& at, const std::string& name = {}) {
+    BodyDescription d;
+    d.shape = BodyDescription::Shape::Box;
+    d.size = Vec3f::Constant(edge);
+    d.relativeDensity = relDensity;
+    d.position = at;
+    d.name = name;
+    return d;
+}
+} // namespace
+
+class TestRigidCoupling : public QObject {
+    Q_OBJECT
+private slots:
+    void jetMomentumGoesIntoTheBody() {
+        // Gravity off: a block of fluid at 2 m/s hits a free box. Walls are far, so the fluid's
+        // momentum loss must reappear in the body (Newton's third law per boundary particle).
+        const SceneDescription scene = parseSceneJson(R"({
+            "name": "jet", "particleRadius": 0.0125, "gravity": [0, 0, 0],
+            "container": {"min": [0, 0, 0], "max": [1.4, 1.0, 1.0]},
+            "fluidBoxes": [{"min": [0.1, 0.4, 0.4], "max": [0.3, 0.6, 0.6], "velocity": [2, 0, 0]}],
+            "bodies": [{"name": "target", "shape": "box", "size": 0.12, "relativeDensity": 1.0,
+                        "position": [0.5, 0.5, 0.5]}]
+        })", "jet.json");
+        Simulation sim(scene, kNoSurface);
+        const RigidBody* body = sim.rigidBodies().bodies().front().get();
+        const Vec3d pf0 = fluidMomentum(sim);
+        const Vec3d pb0 = (body->mass() * body->linearVelocity()).cast<double>();
+        while (sim.time() < 0.25) sim.advanceFrame(0.025);
+        const Vec3d dpf = fluidMomentum(sim) - pf0;
+        const Vec3d dpb = (body->mass() * body->linearVelocity()).cast<double>() - pb0;
+        qInfo("fluid dP = (%.4f %.4f %.4f), body dP = (%.4f %.4f %.4f) N s, initial fluid P = %.4f", dpf.x(),
+              dpf.y(), dpf.z(), dpb.x(), dpb.y(), dpb.z(), pf0.x());
+        QVERIFY2(dpb.x() > 0.05 * pf0.x(), "the jet must transfer a good part of its momentum");
+        const double imbalance = (dpb + dpf).norm() / dpb.norm();
+        qInfo("momentum balance: |dP_body + dP_fluid| / |dP_body| = %.4f", imbalance);
+        QVERIFY2(imbalance < 0.05, qPrintable(QString("imbalance %1").arg(imbalance)));
+        QCOMPARE(sim.nonFiniteCount(), size_t(0));
+    }
+
+    void kinematicCylinderFollowsItsPath() {
+        Simulation sim(SceneLibrary::load("cylinder"), {"particleRadius=0.0125", "surfaceEnabled=false"});
+        const size_t n0 = sim.fluidParticleCount();
+        const auto& sys = sim.rigidBodies();
+        QCOMPARE(int(sys.size()), 1);
+        const RigidBody& cyl = *sys.bodies().front();
+        QVERIFY(cyl.isKinematic());
+        const BodyDescription desc = parseBodiesJson(sim.scene().bodiesJson, sim.scene().sourcePath).front();
+        const KinematicPath path = kinematicPath(desc);
+        float maxErr = 0.0f, maxFluidSpeed = 0.0f, maxBodySpeed = 0.0f;
+        const double tEnd = desc.kinematic.startTime + 0.2;
+        while (sim.time() < tEnd) {
+            sim.step();
+            maxErr = std::max(maxErr, (cyl.position() - path(sim.time()).position).norm());
+            maxBodySpeed = std::max(maxBodySpeed, cyl.linearVelocity().norm());
+            QCOMPARE(sim.nonFiniteCount(), size_t(0));
+        }
+        for (const Vec3f& v : sim.solver().state().velocities) maxFluidSpeed = std::max(maxFluidSpeed, v.norm());
+        qInfo("cylinder: max path error %.2e m, body speed %.2f m/s, max fluid speed %.2f m/s", maxErr, maxBodySpeed,
+              maxFluidSpeed);
+        QVERIFY(maxErr < 1e-5f);
+        QVERIFY(std::abs(maxBodySpeed - 10.0f) < 0.05f);
+        QCOMPARE(sim.fluidParticleCount(), n0);
+        QVERIFY2(maxFluidSpeed > 2.0f, "the cylinder must push the fluid");
+        QVERIFY(sim.escapedCount() == 0);
+    }
+
+    void dragReachesTargetAndReleaseFalls() {
+        const SceneDescription scene = parseSceneJson(R"({
+            "name": "drag", "particleRadius": 0.0125,
+            "container": {"min": [0, 0, 0], "max": [1.0, 1.0, 0.4]},
+            "fluidBoxes": [{"min": [0, 0, 0], "max": [1.0, 0.1, 0.4]}],
+            "bodies": [{"name": "crate", "shape": "box", "size": 0.1, "relativeDensity": 0.6, "position": [0.2, 0.5, 0.2]}]
+        })", "drag.json");
+        Simulation sim(scene, kNoSurface);
+        const int id = sim.rigidBodies().bodies().front()->id();
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, sim.beginDrag(12345, Vec3f::Zero()));
+        const Vec3f grab(0.0f, 0.05f, 0.0f); // top face centre, body space
+        sim.beginDrag(id, grab);
+        const RigidBody& b = *sim.rigidBodies().body(id);
+        const Vec3f start = b.toWorld(grab);
+        const Vec3f target = start + Vec3f(0.5f, 0.0f, 0.0f);
+        sim.setDragTarget(target);
+        const double t0 = sim.time();
+        float overshoot = 0.0f;
+        while (sim.time() < t0 + 1.0) {
+            sim.advanceFrame(0.02);
+            overshoot = std::max(overshoot, b.toWorld(grab).x() - target.x());
+        }
+        const float err = (b.toWorld(grab) - target).norm();
+        qInfo("drag: error after 1 s %.4f m, overshoot %.4f m (of 0.5 m)", err, overshoot);
+        QVERIFY2(err < 0.025f, qPrintable(QString("error %1 m").arg(err)));
+        QVERIFY2(overshoot < 0.05f, qPrintable(QString("overshoot %1 m").arg(overshoot)));
+        sim.endDrag();
+        const float y0 = b.position().y();
+        const double t1 = sim.time();
+        while (sim.time() < t1 + 0.2) sim.advanceFrame(0.02);
+        QVERIFY2(b.position().y() < y0 - 0.1f, "released body must fall");
+    }
+
+    void addRemovePickAndSnapshot() {
+        Simulation sim(SceneLibrary::load("tank"), {"particleRadius=0.02", "surfaceEnabled=false"});
+        const size_t fluid0 = sim.fluidParticleCount(), boundary0 = sim.boundaryParticleCount();
+        sim.advanceFrame(0.05);
+        const int id = sim.addBody(box(0.12f, 0.5f, Vec3f(0.3f, 0.5f, 0.3f), "spawned"));
+        QVERIFY(sim.boundaryParticleCount() > boundary0);
+        QCOMPARE(sim.boundaryParticleCount(), boundary0 + sim.bodySampleCount());
+        // Picking from above hits the top face; the hit point is in body space.
+        const auto hit = sim.pickBody(Vec3f(0.3f, 2.0f, 0.3f), Vec3f(0, -1, 0));
+        QVERIFY(hit.has_value());
+        QCOMPARE(hit->first, id);
+        QVERIFY(std::abs(hit->second.y() - 0.06f) < 1e-4f);
+        Vec3f p;
+        QCOMPARE(sim.pickBody(Vec3f(0.3f, 2.0f, 0.3f), Vec3f(0, -1, 0), &p), id);
+        QVERIFY(!sim.pickBody(Vec3f(0.3f, 2.0f, 0.3f), Vec3f(0, 1, 0)).has_value());
+        // Snapshot: translation = centre of mass, mesh centred on it.
+        const FrameSnapshotPtr snap = sim.snapshot();
+        QCOMPARE(int(snap->bodies.size()), 1);
+        const BodySnapshot& bs = snap->bodies.front();
+        QCOMPARE(bs.id, id);
+        QCOMPARE(bs.name, std::string("spawned"));
+        QVERIFY(bs.mesh && !bs.mesh->vertices.empty());
+        Vec3f c = Vec3f::Zero();
+        for (const Vec3f& v : bs.mesh->vertices) c += v / float(bs.mesh->vertices.size());
+        QVERIFY(c.norm() < 1e-5f);
+        QVERIFY((bs.translation - Vec3f(0.3f, 0.5f, 0.3f)).norm() < 1e-5f);
+        QCOMPARE(bs.density, 500.0f);
+        const float y0 = sim.rigidBodies().body(id)->position().y();
+        while (sim.time() < 0.3) sim.advanceFrame(0.05);
+        QVERIFY(sim.rigidBodies().body(id)->position().y() < y0 - 0.05f); // it fell toward the water
+        // Stirring changes fluid velocities near the ray.
+        sim.stir(Vec3f(0.3f, 0.1f, -1.0f), Vec3f(0, 0, 1), 0.1f, Vec3f(1.0f, 0.0f, 0.0f));
+        sim.step();
+        float vx = 0.0f;
+        for (const Vec3f& v : sim.solver().state().velocities) vx = std::max(vx, v.x());
+        QVERIFY(vx > 0.3f);
+        sim.removeBody(id);
+        sim.step();
+        QCOMPARE(sim.boundaryParticleCount(), boundary0);
+        QCOMPARE(int(sim.bodies().size()), 0);
+        QCOMPARE(sim.fluidParticleCount(), fluid0);
+        QCOMPARE(sim.nonFiniteCount(), size_t(0));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, sim.removeBody(id));
+        // A body the fluid cannot resolve is refused with a message naming it.
+        QVERIFY_THROWS_EXCEPTION(SceneError, sim.addBody(box(0.03f, 1.0f, Vec3f(0.3f, 0.5f, 0.3f), "pebble")));
+        // Stats of the frame (run --stats-json).
+        const int again = sim.addBody(box(0.12f, 2.0f, Vec3f(0.3f, 0.2f, 0.3f)));
+        const auto stats = sim.bodyStats();
+        QCOMPARE(int(stats.size()), 1);
+        QCOMPARE(stats.front().id, again);
+        QVERIFY(stats.front().submergedFraction > 0.0 && stats.front().submergedFraction <= 1.0);
+    }
+
+    void badBodyInSceneIsReported() {
+        const std::string text = R"({"name": "bad", "particleRadius": 0.02,
+            "container": {"min": [0,0,0], "max": [1,1,1]}, "fluidBoxes": [{"min": [0,0,0], "max": [1,0.2,1]}],
+            "bodies": [{"shape": "sphere", "radius": 0.1, "density": 0, "position": [0.5, 0.5, 0.5]}]})";
+        try {
+            Simulation sim(parseSceneJson(text, "bad.json"), kNoSurface);
+            QFAIL("a zero density must be refused");
+        } catch (const SceneError& e) {
+            QVERIFY2(std::string(e.what()).find("bodies[0].density") != std::string::npos, e.what());
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestRigidCoupling)
+#include "test_rigid_coupling.moc"
