@@ -31,13 +31,36 @@ void OrbitCamera::zoom(float steps) {
 }
 
 void OrbitCamera::fit(const glm::vec3& boxMin, const glm::vec3& boxMax) {
+    // Three-quarter view from above (the floor grid surrounds the container), then the smallest
+    // distance at which all eight corners project inside 90 % of the viewport.
     target = 0.5f * (boxMin + boxMax);
+    yawRad = 0.6f;
+    pitchRad = 0.5f;
     const float radius = std::max(0.5f * glm::length(boxMax - boxMin), 1e-3f);
     const float aspect = float(width_) / float(height_);
     const float halfFov = 0.5f * std::min(fovYRad, 2.0f * std::atan(std::tan(0.5f * fovYRad) * aspect));
-    distance = radius / std::sin(halfFov) * 1.05f;
-    yawRad = 0.6f;
-    pitchRad = 0.35f;
+    const auto fits = [&](float d) {
+        distance = d;
+        const glm::mat4 m = projection() * view();
+        for (int k = 0; k < 8; ++k) {
+            const glm::vec3 c((k & 1) ? boxMax.x : boxMin.x, (k & 2) ? boxMax.y : boxMin.y,
+                              (k & 4) ? boxMax.z : boxMin.z);
+            glm::vec4 clip = m * glm::vec4(c, 1.0f);
+            if (clip.w <= 0.0f)
+                return false;
+            clip /= clip.w;
+            if (std::abs(clip.x) > 0.9f || std::abs(clip.y) > 0.9f)
+                return false;
+        }
+        return true;
+    };
+    // The bounding sphere always fits; bisect down toward the tightest fit.
+    float hi = radius / std::sin(halfFov) * 1.05f, lo = 0.0f;
+    for (int i = 0; i < 30; ++i) {
+        const float mid = 0.5f * (lo + hi);
+        (fits(mid) ? hi : lo) = mid;
+    }
+    distance = hi;
 }
 
 glm::vec3 OrbitCamera::forward() const {

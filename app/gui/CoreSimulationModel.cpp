@@ -74,6 +74,24 @@ public:
     void exportMesh(const std::string& path) const override { sim_->exportMesh(path); }
     void reconstructNow() override { sim_->reconstructNow(); }
 
+    // Dragging and stirring (Simulation: spring toward the target, Akinci 2012 coupling).
+    bool supportsDrag() const override { return true; }
+    void beginDrag(int bodyId, const Vec3f& bodySpacePoint) override {
+        sim_->beginDrag(bodyId, bodySpacePoint);
+    }
+    void setDragTarget(const Vec3f& worldPoint) override { sim_->setDragTarget(worldPoint); }
+    void endDrag() override { sim_->endDrag(); }
+    bool supportsStir() const override { return true; }
+    void stir(const Vec3f& rayOrigin, const Vec3f& rayDir, float radius, float strength) override {
+        sim_->stir(rayOrigin, rayDir, radius, strength);
+    }
+
+    bool supportsBodies() const override { return true; }
+    int addBody(const std::string& shape, const Vec3f& position, float size, float density) override {
+        return sim_->addBody(shape, position, size, density);
+    }
+    void removeBody(int bodyId) override { sim_->removeBody(bodyId); }
+
 private:
     std::unique_ptr<Simulation> sim_;
 };

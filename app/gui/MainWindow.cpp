@@ -16,6 +16,7 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -100,6 +101,11 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         statusBar()->showMessage("Loaded scene " + s, 4000);
         statsPanel_->clear();
     });
+    connect(worker_, &SimulationWorker::bodyAdded, this, [this](int id, const QString& shape) {
+        statusBar()->showMessage(QString("Added %1 #%2").arg(shape).arg(id), 4000);
+    });
+    connect(worker_, &SimulationWorker::bodyRemoved, this,
+            [this](int id) { statusBar()->showMessage(QString("Removed body #%1").arg(id), 4000); });
     connect(worker_, &SimulationWorker::targetReached, this, [this] { captureTargetReached_ = true; });
     connect(worker_, &SimulationWorker::exportFinished, this,
             [this](const QString& path) { statusBar()->showMessage("Wrote " + path, 4000); });
@@ -342,16 +348,80 @@ QWidget* MainWindow::buildBodiesDock() {
         connect(panel, &ParameterPanel::parameterEdited, this, &MainWindow::onParameterEdited);
         layout->addWidget(panel);
     }
-    auto* row = new QHBoxLayout;
-    for (const char* shape : {"Add box", "Add sphere", "Delete"}) {
-        auto* b = new QPushButton(shape, w);
-        b->setEnabled(false);
-        b->setToolTip("Needs Simulation::addBody/removeBody (requested in notes/gui-requests.md)");
-        row->addWidget(b);
+    // New bodies: built-in shapes of the core (Simulation::addBody), above the fluid under the
+    // last cursor position in the viewport.
+    auto* form = new QFormLayout;
+    bodySize_ = new QDoubleSpinBox(w);
+    bodySize_->setObjectName("bodySize");
+    bodySize_->setRange(0.0, 2.0);
+    bodySize_->setDecimals(3);
+    bodySize_->setSingleStep(0.01);
+    bodySize_->setSuffix(" m");
+    bodySize_->setSpecialValueText("auto");
+    bodySize_->setToolTip("Edge / diameter of new bodies (auto: 12 % of the container, at least 8 r)");
+    form->addRow("Size", bodySize_);
+    bodyDensity_ = new QDoubleSpinBox(w);
+    bodyDensity_->setObjectName("bodyDensity");
+    bodyDensity_->setRange(1.0, 20000.0);
+    bodyDensity_->setValue(500.0);
+    bodyDensity_->setSuffix(" kg/m3");
+    bodyDensity_->setToolTip("Density of new bodies (water: 1000; lighter bodies float)");
+    form->addRow("Density", bodyDensity_);
+    layout->addLayout(form);
+    auto* grid = new QGridLayout;
+    const char* shapes[] = {"box", "sphere", "cylinder", "armadillo"};
+    for (int i = 0; i < 4; ++i) {
+        auto* b = new QPushButton(QString("Add %1").arg(shapes[i]), w);
+        b->setObjectName(QString("add-%1").arg(shapes[i]));
+        b->setToolTip("Adds the body above the fluid under the last cursor position in the viewport");
+        const std::string shape = shapes[i];
+        connect(b, &QPushButton::clicked, this, [this, shape] { addBody(shape); });
+        addBodyButtons_.push_back(b);
+        grid->addWidget(b, i / 2, i % 2);
     }
-    layout->addLayout(row);
+    deleteBodyButton_ = new QPushButton("Delete selected", w);
+    deleteBodyButton_->setObjectName("deleteBody");
+    connect(deleteBodyButton_, &QPushButton::clicked, this, &MainWindow::deleteSelectedBody);
+    grid->addWidget(deleteBodyButton_, 2, 0, 1, 2);
+    layout->addLayout(grid);
     layout->addWidget(new QLabel("Drag bodies with the \"Drag body\" tool.", w));
     return w;
+}
+
+void MainWindow::addBody(const std::string& shape) {
+    const auto frame = worker_->latestFrame();
+    if (!frame || !frame->snapshot)
+        return;
+    if (!frame->bodiesSupported) {
+        showProblem("adding bodies needs the core Simulation (this model has none)");
+        return;
+    }
+    const Aabb& d = frame->snapshot->domain;
+    const float r = float(frame->parameters.get("particleRadius"));
+    float size = float(bodySize_->value());
+    if (size <= 0.0f) {
+        const float extent = d.empty() ? 0.5f : (d.max - d.min).minCoeff();
+        size = std::max(0.12f * extent, 8.0f * r); // the core needs bodies thicker than 4 r
+    }
+    WorkerCommand c;
+    c.type = WorkerCommand::Type::AddBody;
+    c.text = shape;
+    c.a = viewport_->spawnPoint(size);
+    c.value = size;
+    c.value2 = bodyDensity_->value();
+    worker_->post(c);
+}
+
+void MainWindow::deleteSelectedBody() {
+    const QListWidgetItem* item = bodiesList_->currentItem();
+    if (!item) {
+        statusBar()->showMessage("Select a body in the list first", 3000);
+        return;
+    }
+    WorkerCommand c;
+    c.type = WorkerCommand::Type::RemoveBody;
+    c.id = item->data(Qt::UserRole).toInt();
+    worker_->post(c);
 }
 
 QWidget* MainWindow::buildRecordDock() {
@@ -566,15 +636,29 @@ void MainWindow::present(const PublishedFramePtr& frame) {
         statsPanel_->update(f, frame->stepsPerSecond, frame->lastStepMs);
         lastStatsMs_ = now;
     }
-    if (bodiesList_->count() != int(f.bodies.size())) {
+    QString bodyIds; // rebuild the list only when the set of bodies changed (keeps the selection)
+    for (const auto& b : f.bodies)
+        bodyIds += QString::number(b.id) + ',';
+    if (bodyIds != shownBodyIds_) {
+        shownBodyIds_ = bodyIds;
+        const int selected =
+            bodiesList_->currentItem() ? bodiesList_->currentItem()->data(Qt::UserRole).toInt() : -1;
         bodiesList_->clear();
-        for (const auto& b : f.bodies)
-            bodiesList_->addItem(QString("#%1 %2  (%3 kg/m3%4)")
-                                     .arg(b.id)
-                                     .arg(QString::fromStdString(b.name))
-                                     .arg(b.density)
-                                     .arg(b.kinematic ? ", kinematic" : ""));
+        for (const auto& b : f.bodies) {
+            auto* item = new QListWidgetItem(QString("#%1 %2  (%3 kg/m3%4)")
+                                                 .arg(b.id)
+                                                 .arg(QString::fromStdString(b.name))
+                                                 .arg(b.density)
+                                                 .arg(b.kinematic ? ", kinematic" : ""),
+                                             bodiesList_);
+            item->setData(Qt::UserRole, b.id);
+            if (b.id == selected)
+                bodiesList_->setCurrentItem(item);
+        }
     }
+    for (QPushButton* b : addBodyButtons_)
+        b->setEnabled(frame->bodiesSupported);
+    deleteBodyButton_->setEnabled(frame->bodiesSupported && !f.bodies.empty());
     if (!f.status.empty() && lastProblem_.isEmpty())
         showProblem(QString::fromStdString(f.status));
     if (recorder_->isRecording())

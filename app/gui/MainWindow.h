@@ -85,6 +85,8 @@ private:
     void clearProblem();
     void onParameterEdited(const QString& name, double value);
     void loadScene(const std::string& scene);
+    void addBody(const std::string& shape);
+    void deleteSelectedBody();
     void openSceneFile();
     void exportCurrent(bool mesh);
     void recordFrame();
@@ -115,6 +117,10 @@ private:
     QComboBox* sceneCombo_ = nullptr;
     QDoubleSpinBox* sceneRadius_ = nullptr;
     QListWidget* bodiesList_ = nullptr;
+    QString shownBodyIds_;
+    QDoubleSpinBox *bodySize_ = nullptr, *bodyDensity_ = nullptr;
+    std::vector<QPushButton*> addBodyButtons_;
+    QPushButton* deleteBodyButton_ = nullptr;
     QLineEdit* recordFolder_ = nullptr;
     QSpinBox *recordWidth_ = nullptr, *recordHeight_ = nullptr, *recordFrames_ = nullptr;
     QCheckBox *recordParticles_ = nullptr, *recordMesh_ = nullptr;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,16 @@ public:
     virtual void stir(const Vec3f& rayOrigin, const Vec3f& rayDir, float radius, float strength) {}
     /// Re-runs the surface reconstruction on the current state (after a λmin / L edit while paused).
     virtual void reconstructNow() {}
+
+    // Bodies dock: add a built-in shape ("box", "sphere", "cylinder", "armadillo") with its centre
+    // at `position`, size (m) and density (kg/m^3); remove by id. Both throw with a message.
+    virtual bool supportsBodies() const { return false; }
+    virtual int addBody(const std::string& shape, const Vec3f& position, float size, float density) {
+        throw std::runtime_error("adding bodies needs the core Simulation");
+    }
+    virtual void removeBody(int bodyId) {
+        throw std::runtime_error("removing bodies needs the core Simulation");
+    }
 
     virtual void exportParticles(const std::string& path) const = 0;
     virtual void exportMesh(const std::string& path) const;

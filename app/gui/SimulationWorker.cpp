@@ -270,6 +270,21 @@ void SimulationWorker::apply(const WorkerCommand& c) {
         model_->exportMesh(c.text);
         emit exportFinished(QString::fromStdString(c.text));
         break;
+    case T::AddBody: {
+        if (!model_->supportsBodies())
+            throw std::runtime_error("this model cannot add bodies");
+        const int id = model_->addBody(c.text, c.a, float(c.value), float(c.value2));
+        dirty_ = true;
+        emit bodyAdded(id, QString::fromStdString(c.text));
+        break;
+    }
+    case T::RemoveBody:
+        if (!model_->supportsBodies())
+            throw std::runtime_error("this model cannot remove bodies");
+        model_->removeBody(c.id);
+        dirty_ = true;
+        emit bodyRemoved(c.id);
+        break;
     }
 }
 
@@ -339,6 +354,7 @@ void SimulationWorker::publish() {
     frame->stepsPerSecond = playing_ ? stepsPerSecond_ : 0.0;
     frame->lastStepMs = lastStepMs_;
     frame->dragSupported = model_->supportsDrag();
+    frame->bodiesSupported = model_->supportsBodies();
     {
         std::lock_guard lock(frameMutex_);
         latest_ = std::move(frame);

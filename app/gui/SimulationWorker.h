@@ -28,10 +28,13 @@ struct WorkerCommand {
         Reconstruct,
         ExportParticles, ///< text = path
         ExportMesh,      ///< text = path
+        AddBody,         ///< text = shape, a = centre, value = size (m), value2 = density (kg/m^3)
+        RemoveBody,      ///< id = body
     };
     Type type = Type::Play;
     std::string text;
     double value = 0.0;
+    double value2 = 0.0;
     int id = -1;
     Vec3f a = Vec3f::Zero(), b = Vec3f::Zero();
     std::vector<std::string> overrides;
@@ -71,6 +74,7 @@ struct PublishedFrame {
     double stepsPerSecond = 0.0;
     double lastStepMs = 0.0;
     bool dragSupported = false;
+    bool bodiesSupported = false; ///< add / remove bodies
 };
 using PublishedFramePtr = std::shared_ptr<const PublishedFrame>;
 
@@ -105,6 +109,8 @@ signals:
     void blowUp(const QString& message, qulonglong lastGoodStep);
     void targetReached(double time);
     void exportFinished(const QString& path);
+    void bodyAdded(int bodyId, const QString& shape);
+    void bodyRemoved(int bodyId);
 
 protected:
     void run() override;

@@ -5,12 +5,14 @@
 #include <QOpenGLFramebufferObject>
 #include <QOpenGLFunctions>
 #include <QWheelEvent>
+#include <algorithm>
 
 namespace octo::app {
 
 ViewportWidget::ViewportWidget(QWidget* parent) : QOpenGLWidget(parent) {
     setMinimumSize(320, 240);
     setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true); // the Bodies dock spawns under the last hover position
     fpsClock_.start();
 }
 
@@ -92,6 +94,7 @@ void ViewportWidget::setSettings(const render::RenderSettings& settings) {
 }
 
 void ViewportWidget::resetCamera() {
+    cameraTouched_ = false;
     camera_.setViewport(width(), height());
     if (frame_ && frame_->snapshot && !frame_->snapshot->domain.empty()) {
         const Aabb& d = frame_->snapshot->domain;
@@ -113,12 +116,50 @@ QImage ViewportWidget::renderToImage(const QSize& size) {
     if (fbo.isValid() && fbo.bind()) {
         render::OrbitCamera cam = camera_;
         cam.setViewport(size.width(), size.height());
+        // An untouched view is re-framed for the image's aspect (captures, recordings at a size
+        // other than the widget's); once the user moved the camera, the image shows their view.
+        if (!cameraTouched_ && frame_ && frame_->snapshot && !frame_->snapshot->domain.empty())
+            cam.fit(render::toGlm(frame_->snapshot->domain.min), render::toGlm(frame_->snapshot->domain.max));
         renderer_.render(cam, settings_, size.width(), size.height());
-        image = fbo.toImage(false).convertToFormat(QImage::Format_RGB32);
+        // flipped = true: GL rows start at the bottom, images at the top.
+        image = fbo.toImage(true).convertToFormat(QImage::Format_RGB32);
         fbo.release();
     }
     doneCurrent();
     return image;
+}
+
+Vec3f ViewportWidget::spawnPoint(float size) const {
+    if (!frame_ || !frame_->snapshot || frame_->snapshot->domain.empty())
+        return Vec3f(0.0f, size, 0.0f);
+    const FrameSnapshot& f = *frame_->snapshot;
+    const Aabb& d = f.domain;
+    const float margin = 0.6f * size; // keep the whole body (half-size + a little) inside the walls
+    float fluidTop = d.min.y();
+    for (const Vec3f& p : f.positions)
+        fluidTop = std::max(fluidTop, p.y());
+    const float y = std::clamp(fluidTop + 1.0f * size, d.min.y() + margin,
+                               std::max(d.max.y() - margin, d.min.y() + margin));
+    Vec3f at(0.5f * (d.min.x() + d.max.x()), y, 0.5f * (d.min.z() + d.max.z()));
+    if (hover_) {
+        // The cursor ray meets the horizontal plane at the spawn height.
+        render::OrbitCamera cam = camera_;
+        cam.setViewport(width(), height());
+        const render::Ray ray = cam.rayThroughPixel(float(hover_->x()), float(hover_->y()));
+        if (std::abs(ray.dir.y) > 1e-4f) {
+            const float t = (y - ray.origin.y) / ray.dir.y;
+            if (t > 0.0f) {
+                const glm::vec3 hit = ray.origin + t * ray.dir;
+                at.x() = hit.x;
+                at.z() = hit.z;
+            }
+        }
+    }
+    for (int k : {0, 2}) {
+        const float lo = d.min[k] + margin, hi = d.max[k] - margin;
+        at[k] = lo <= hi ? std::clamp(at[k], lo, hi) : 0.5f * (d.min[k] + d.max[k]);
+    }
+    return at;
 }
 
 void ViewportWidget::mousePressEvent(QMouseEvent* e) {
@@ -142,6 +183,7 @@ void ViewportWidget::mouseMoveEvent(QMouseEvent* e) {
     const QPoint p = e->position().toPoint();
     const QPoint d = p - lastMouse_;
     lastMouse_ = p;
+    hover_ = e->position();
     const render::Ray ray = camera_.rayThroughPixel(float(p.x()), float(p.y()));
     if (dragger_.active()) {
         if (auto target = dragger_.move(ray))
@@ -158,6 +200,7 @@ void ViewportWidget::mouseMoveEvent(QMouseEvent* e) {
         camera_.pan(float(d.x()), float(d.y()));
     else
         return;
+    cameraTouched_ = true;
     update();
 }
 
@@ -172,6 +215,7 @@ void ViewportWidget::mouseReleaseEvent(QMouseEvent*) {
 
 void ViewportWidget::wheelEvent(QWheelEvent* e) {
     camera_.zoom(float(e->angleDelta().y()) / 120.0f);
+    cameraTouched_ = true;
     update();
 }
 

@@ -9,6 +9,7 @@
 
 #include <QElapsedTimer>
 #include <QOpenGLWidget>
+#include <optional>
 
 namespace octo::app {
 
@@ -26,7 +27,10 @@ public:
 
     const render::RenderSettings& settings() const { return settings_; }
     void setSettings(const render::RenderSettings& settings);
+    /// The view camera; code that changes it should call markCameraMoved() (else off-screen
+    /// renders re-frame the domain for their aspect).
     render::OrbitCamera& camera() { return camera_; }
+    void markCameraMoved() { cameraTouched_ = true; }
     void resetCamera();
     void setTool(Tool tool) { tool_ = tool; }
     Tool tool() const { return tool_; }
@@ -39,6 +43,10 @@ public:
     double lastPaintMs() const { return lastPaintMs_; }
     QString glError() const { return glError_; }
     const render::SceneRenderer& renderer() const { return renderer_; }
+
+    /// Where the Bodies dock puts a new body of edge/diameter `size`: above the fluid under the
+    /// last cursor position seen in the viewport (the domain's centre when none), inside the domain.
+    Vec3f spawnPoint(float size) const;
 
 signals:
     void dragStarted(int bodyId, const octo::Vec3f& bodyPoint);
@@ -67,9 +75,11 @@ private:
     PublishedFramePtr frame_;
     Tool tool_ = Tool::Orbit;
     bool cameraFramed_ = false;
+    bool cameraTouched_ = false; ///< orbit/pan/zoom since the last resetCamera()
     bool glReady_ = false;
     QString glError_;
     QPoint lastMouse_;
+    std::optional<QPointF> hover_; ///< last cursor position over the viewport
     Qt::MouseButton activeButton_ = Qt::NoButton;
     bool stirring_ = false;
     QElapsedTimer fpsClock_;

@@ -106,6 +106,18 @@ private slots:
         QCOMPARE(image.size(), QSize(320, 200));
         QVERIFY(test::distinctColors(image) > 10);
     }
+
+    void offscreenRenderIsUprightLikeTheViewport() {
+        // Recording and captures use the off-screen path: same camera and size as the widget
+        // must give the widget's image, not a vertically mirrored one (GL rows start at the bottom).
+        const QImage onScreen = grab().convertToFormat(QImage::Format_RGB32);
+        const QImage offScreen = view_->renderToImage(onScreen.size());
+        const QImage mirrored = offScreen.mirrored(false, true);
+        const int upright = test::differingPixels(onScreen, offScreen, 24);
+        const int flipped = test::differingPixels(onScreen, mirrored, 24);
+        QVERIFY2(upright < flipped / 4,
+                 qPrintable(QString("%1 pixels differ upright, %2 mirrored").arg(upright).arg(flipped)));
+    }
 };
 
 QTEST_MAIN(TestViewportOverlays)
