@@ -162,7 +162,7 @@ int runScene(const Args& args) {
                         surface->stats.tTotalMs);
         std::printf("%s\n", fr.converged ? "" : "  (eta not met)");
         std::fflush(stdout);
-        if (stats) {
+        if (stats.is_open()) {
             stats << "{\"frame\":" << f << ",\"time\":" << jsonNumber(sim.time()) << ",\"steps\":" << fr.steps
                   << ",\"dt\":" << jsonNumber(fr.meanDt)
                   << ",\"iterations\":" << jsonNumber(fr.meanIterations)
