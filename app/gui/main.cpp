@@ -8,8 +8,32 @@
 #include <QSurfaceFormat>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+bool hasDisplay() {
+    const char* platform = std::getenv("QT_QPA_PLATFORM");
+    return (platform && *platform) || std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
+}
+} // namespace
 
 int main(int argc, char** argv) {
+    if (!hasDisplay()) {
+        bool help = false;
+        for (int i = 1; i < argc; ++i)
+            help = help || !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
+        if (help) {
+            // --help needs no window: let Qt print it without a display.
+            setenv("QT_QPA_PLATFORM", "offscreen", 1);
+        } else {
+            std::fprintf(stderr, "octofluid: no display (DISPLAY is not set). Run it under Xvfb:\n"
+                                 "  xvfb-run -a -s \"-screen 0 1280x1024x24\" %s %s\n"
+                                 "or use the headless tool: octofluid-cli run --scene dam-break --frames 60\n",
+                         argv[0], argc > 1 ? "..." : "--scene dam-break");
+            return 1;
+        }
+    }
     QSurfaceFormat format;
     format.setVersion(3, 3);
     format.setProfile(QSurfaceFormat::CoreProfile);
