@@ -1,6 +1,7 @@
 #include "scene/Scene.h"
 
 #include "common/Parameters.h"
+#include "scene/JsonFields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,86 +17,7 @@ using json = nlohmann::json;
 
 namespace {
 
-/// Reads fields of one JSON object and reports errors with the full field path.
-class Reader {
-public:
-    Reader(const json& object, std::string path, const std::string& source)
-        : obj_(object), path_(std::move(path)), source_(source) {
-        if (!obj_.is_object())
-            fail(path_.empty() ? "the scene must be a JSON object" : "expected an object");
-    }
-    [[noreturn]] void fail(const std::string& what, const std::string& field = "") const {
-        const std::string f = field.empty() ? path_ : join(field);
-        throw SceneError(source_ + ": " + (f.empty() ? "" : "field '" + f + "': ") + what);
-    }
-    std::string join(const std::string& field) const { return path_.empty() ? field : path_ + "." + field; }
-    bool has(const std::string& field) const { return obj_.contains(field); }
-    const json& at(const std::string& field) const {
-        if (!obj_.contains(field))
-            fail("missing required field '" + join(field) + "'", "");
-        return obj_.at(field);
-    }
-    double number(const std::string& field, bool positive = false) const {
-        const json& v = at(field);
-        if (!v.is_number())
-            fail("expected a number, got " + std::string(v.type_name()), field);
-        const double d = v.get<double>();
-        if (!std::isfinite(d) || (positive && !(d > 0.0)))
-            fail("expected a positive number", field);
-        return d;
-    }
-    double number(const std::string& field, double fallback, bool positive) const {
-        return has(field) ? number(field, positive) : fallback;
-    }
-    std::string string(const std::string& field, const std::string& fallback) const {
-        if (!has(field))
-            return fallback;
-        const json& v = obj_.at(field);
-        if (!v.is_string())
-            fail("expected a string, got " + std::string(v.type_name()), field);
-        return v.get<std::string>();
-    }
-    Vec3f vec3(const std::string& field) const {
-        const json& v = at(field);
-        if (!v.is_array() || v.size() != 3)
-            fail("expected an array of 3 numbers", field);
-        Vec3f out;
-        for (int a = 0; a < 3; ++a) {
-            if (!v[size_t(a)].is_number())
-                fail("expected an array of 3 numbers", field);
-            out[a] = v[size_t(a)].get<float>();
-            if (!std::isfinite(out[a]))
-                fail("expected finite numbers", field);
-        }
-        return out;
-    }
-    Vec3f vec3(const std::string& field, const Vec3f& fallback) const {
-        return has(field) ? vec3(field) : fallback;
-    }
-    Aabb box() const {
-        const Aabb b(vec3("min"), vec3("max"));
-        if (!((b.max.array() > b.min.array()).all()))
-            fail("'max' must exceed 'min' in every coordinate");
-        return b;
-    }
-    void onlyKnown(std::initializer_list<const char*> known) const {
-        std::set<std::string> k(known.begin(), known.end());
-        for (const auto& [key, value] : obj_.items())
-            if (!k.count(key)) {
-                std::string list;
-                for (const char* s : known)
-                    list += (list.empty() ? "" : ", ") + std::string(s);
-                fail("unknown field (known: " + list + ")", key);
-            }
-    }
-    const json& obj() const { return obj_; }
-    const std::string& path() const { return path_; }
-
-private:
-    const json& obj_;
-    std::string path_;
-    const std::string& source_;
-};
+using Reader = JsonFields;
 
 std::pair<size_t, size_t> lineColumn(const std::string& text, size_t byte) {
     // nlohmann reports the 1-based byte count read when the error was detected.

@@ -6,6 +6,7 @@
 #include "rigid/PointHash.h"
 #include "rigid/ShapeMeshes.h"
 #include "rigid/TriangleBvh.h"
+#include "scene/JsonFields.h"
 #include "scene/Scene.h"
 
 #include <nlohmann/json.hpp>
@@ -31,72 +32,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Field reader with error messages naming the full field path (same wording as Scene.cpp).
-class Fields {
-public:
-    Fields(const json& obj, std::string path, const std::string& source) : obj_(obj), path_(std::move(path)), src_(source) {
-        if (!obj_.is_object()) fail("expected an object");
-    }
-    [[noreturn]] void fail(const std::string& what, const std::string& field = "") const {
-        const std::string f = field.empty() ? path_ : path_ + "." + field;
-        throw SceneError(src_ + ": field '" + f + "': " + what);
-    }
-    std::string sub(const std::string& field) const { return path_ + "." + field; }
-    bool has(const std::string& f) const { return obj_.contains(f); }
-    const json& at(const std::string& f) const {
-        if (!obj_.contains(f)) fail("missing required field", f);
-        return obj_.at(f);
-    }
-    double number(const std::string& f, bool positive) const {
-        const json& v = at(f);
-        if (!v.is_number()) fail("expected a number, got " + std::string(v.type_name()), f);
-        const double d = v.get<double>();
-        if (!std::isfinite(d) || (positive && !(d > 0.0))) fail("expected a positive number", f);
-        return d;
-    }
-    double number(const std::string& f, double fallback, bool positive) const {
-        return has(f) ? number(f, positive) : fallback;
-    }
-    bool boolean(const std::string& f, bool fallback) const {
-        if (!has(f)) return fallback;
-        if (!obj_.at(f).is_boolean()) fail("expected true or false", f);
-        return obj_.at(f).get<bool>();
-    }
-    std::string string(const std::string& f) const {
-        const json& v = at(f);
-        if (!v.is_string()) fail("expected a string, got " + std::string(v.type_name()), f);
-        return v.get<std::string>();
-    }
-    static bool isVec3(const json& v) {
-        if (!v.is_array() || v.size() != 3) return false;
-        for (const auto& c : v)
-            if (!c.is_number() || !std::isfinite(c.get<double>())) return false;
-        return true;
-    }
-    static Vec3f toVec3(const json& v) { return {v[0].get<float>(), v[1].get<float>(), v[2].get<float>()}; }
-    Vec3f vec3(const std::string& f) const {
-        const json& v = at(f);
-        if (!isVec3(v)) fail("expected an array of 3 finite numbers", f);
-        return toVec3(v);
-    }
-    Vec3f vec3(const std::string& f, const Vec3f& fallback) const { return has(f) ? vec3(f) : fallback; }
-    void onlyKnown(std::initializer_list<const char*> known) const {
-        const std::set<std::string> k(known.begin(), known.end());
-        for (const auto& [key, value] : obj_.items())
-            if (!k.count(key)) {
-                std::string list;
-                for (const char* s : known) list += (list.empty() ? "" : ", ") + std::string(s);
-                fail("unknown field (known: " + list + ")", key);
-            }
-    }
-    const json& obj() const { return obj_; }
-    const std::string& path() const { return path_; }
-
-private:
-    const json& obj_;
-    std::string path_;
-    const std::string& src_;
-};
+using Fields = JsonFields;
 
 Quatf parseOrientation(const Fields& b) {
     const json& o = b.at("orientation");
@@ -204,7 +140,7 @@ BodyDescription parseBody(const json& obj, const std::string& path, const std::s
         if (o.is_array() && o.size() == 4) {
             d.orientation = parseOrientation(b);
         } else if (o.is_object()) {
-            const Fields r(o, b.sub("orientation"), source);
+            const Fields r(o, b.join("orientation"), source);
             r.onlyKnown({"axis", "angle"});
             const Vec3f axis = r.vec3("axis");
             if (!(axis.norm() > 1e-9f)) r.fail("the axis must be non-zero", "axis");
@@ -219,7 +155,7 @@ BodyDescription parseBody(const json& obj, const std::string& path, const std::s
     if (b.has("kinematic")) {
         if (b.has("velocity") || b.has("angularVelocity"))
             b.fail("a kinematic body takes its velocity from 'kinematic'", b.has("velocity") ? "velocity" : "angularVelocity");
-        const Fields k(b.at("kinematic"), b.sub("kinematic"), source);
+        const Fields k(b.at("kinematic"), b.join("kinematic"), source);
         parseKinematic(k, d, hasPosition);
     } else if (!hasPosition) {
         b.fail("missing required field", "position");
