@@ -11,13 +11,7 @@
 
 using namespace octo;
 
-// Issue 5: a GUI timer is served within 100 ms while the solver runs. Sanitizer builds run
-// everything several times slower, so they get a wider bound.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr qint64 kMaxTimerGapMs = 300;
-#else
-constexpr qint64 kMaxTimerGapMs = 100;
-#endif
+using test::kMaxTimerGapMs;
 
 namespace {
 app::MainWindowOptions syntheticOptions(int stepDelayMs = 0, bool autoPlay = true) {
