@@ -35,6 +35,7 @@ struct Simulation::Impl {
     std::unique_ptr<PcisphSolver> solver;
     int walls = -1;
     uint64_t steps = 0;
+    size_t escapedTotal = 0; // escapes through the walls since the last reset
     StepStats last;
     FrameStats frame;
     bool resetPending = false;
@@ -85,6 +86,7 @@ struct Simulation::Impl {
         // Centres may overlap the wall plane by up to r/2 (the wall gap is as compressible as
         // the fluid, eta); beyond that a particle has leaked and the safety net puts it back.
         c.containment = scene.container.enlarged(0.5f * c.particleRadius);
+        c.escape = scene.container.enlarged(2.0f * c.particleRadius * float(params.geti("boundaryLayers")));
         return c;
     }
 
@@ -122,6 +124,7 @@ struct Simulation::Impl {
         bodies.cullFluid(x, v);
         solver->setParticles(std::move(x), std::move(v));
         steps = 0;
+        escapedTotal = 0;
         last = StepStats{};
         frame = FrameStats{};
         status.clear();
@@ -153,6 +156,8 @@ struct Simulation::Impl {
         last.physicsMs = r.msTotal;
         last.converged = r.converged;
         last.contained = r.contained;
+        last.escaped = r.escaped;
+        escapedTotal += r.escaped;
         return last;
     }
 };
@@ -216,6 +221,7 @@ int Simulation::advanceFrame(double frameDuration) {
         f.maxDensityError = std::max(f.maxDensityError, s.last.maxDensityError);
         f.converged = f.converged && s.last.converged;
         f.contained += s.last.contained;
+        f.escaped += s.last.escaped;
         ++f.steps;
     }
     if (f.steps > 0) {
@@ -293,16 +299,7 @@ size_t Simulation::nonFiniteCount() const {
 }
 
 size_t Simulation::escapedCount() const {
-    const FluidState& st = impl_->solver->state();
-    const Aabb box = impl_->scene.container.enlarged(0.5f * impl_->params.getf("particleRadius"));
-    return tbb::parallel_reduce(
-        tbb::blocked_range<size_t>(0, st.size(), 8192), size_t(0),
-        [&](const tbb::blocked_range<size_t>& r, size_t n) {
-            for (size_t i = r.begin(); i < r.end(); ++i)
-                n += box.contains(st.positions[i]) ? 0 : 1;
-            return n;
-        },
-        std::plus<size_t>());
+    return impl_->escapedTotal;
 }
 
 FrameSnapshotPtr Simulation::snapshot() const {

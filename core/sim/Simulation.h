@@ -34,6 +34,7 @@ struct StepStats {
     double physicsMs = 0.0;       ///< wall time of the solver step
     bool converged = true;        ///< density error <= eta within maxIterations
     size_t contained = 0;         ///< particles the container safety net put back (normally 0)
+    size_t escaped = 0;           ///< of those, particles found beyond the walls' outer face
 };
 
 /// Aggregate of the steps of the latest advanceFrame() call.
@@ -45,6 +46,7 @@ struct FrameStats {
     double meanPhysicsMs = 0.0;   ///< wall time per step
     bool converged = true;        ///< every step met eta within maxIterations
     size_t contained = 0;         ///< safety-net corrections summed over the frame's steps
+    size_t escaped = 0;           ///< escapes through the walls summed over the frame's steps
 };
 
 class Simulation {
@@ -84,9 +86,11 @@ public:
     size_t boundaryParticleCount() const;
     Aabb domain() const;
 
-    /// Count of non-finite positions/velocities, and of particles outside the domain (the
-    /// container box; a centre may overlap its wall plane by up to r/2).
+    /// Count of non-finite positions/velocities now.
     size_t nonFiniteCount() const;
+    /// Escapes since the last reset: particles the solver found beyond the outer face of the
+    /// container walls (wall plane + boundaryLayers * 2r), counted before the safety net put them
+    /// back. (After the net every particle is inside, so a count taken afterwards proves nothing.)
     size_t escapedCount() const;
 
     /// A fresh immutable snapshot of the current state (copies arrays).

@@ -47,6 +47,7 @@ public:
         Vec3f gravity = Vec3f(0.0f, -9.81f, 0.0f);
         Aabb domain;      // region of the neighbour grid (particles outside still work)
         Aabb containment; // if not empty: particles leaving it are put back (safety net)
+        Aabb escape;      // outer face of the walls: a particle beyond it escaped (counted before the net acts)
     };
 
     /// What one step did; times in milliseconds of wall clock.
@@ -58,6 +59,7 @@ public:
         bool finite = true;   // false: the step produced NaN/Inf and was not committed
         int restarts = 0;     // times the step was redone with a smaller dt
         size_t contained = 0; // particles put back into the containment box
+        size_t escaped = 0;   // of those, particles that were beyond Config::escape (through the walls)
         double msNeighbors = 0.0, msNonPressure = 0.0, msPressure = 0.0, msTotal = 0.0;
     };
 
@@ -100,7 +102,8 @@ private:
     float predictDensityAndPressure(float dt, int cur);
     void computePressureForce(float dt, int cur);
     void accumulateBoundaryPressureReaction(int cur);
-    size_t containParticles();
+    /// Puts leaked particles back; returns (contained, escaped) counted before the net acted.
+    std::pair<size_t, size_t> containParticles();
     template <class F> void forBlocks(F&& f) const;
 
     Config config_;
