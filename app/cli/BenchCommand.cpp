@@ -150,8 +150,11 @@ int runBodiesBench(bool quick) {
 int benchCommand(const Args& args) {
     std::string what = "solver";
     bool quick = false;
-    for (const std::string& a : args) {
-        if (a == "--quick")
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--runs" || a == "--threads" || a == "--json" || a == "--method" || a == "--size" || a == "--scene")
+            ++i; // an option of the reconstruct table and its value
+        else if (a == "--quick")
             quick = true;
         else if (a == "solver" || a == "reconstruct" || a == "bodies" || a == "all")
             what = a;

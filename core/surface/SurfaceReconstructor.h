@@ -11,9 +11,13 @@
 #include "common/Types.h"
 #include "sph/NeighborGrid.h"
 #include "surface/BlockCornerField.h"
+#include "surface/DistanceField_Solenthaler2007.h"
 #include "surface/GridBaselines.h"
 #include "surface/Octree_Shao2016.h"
+#include "surface/SurfaceDetection_Marrone2010.h"
 #include "surface/SurfaceSettings.h"
+
+#include <tbb/enumerable_thread_specific.h>
 
 #include <chrono>
 #include <span>
@@ -56,6 +60,10 @@ private:
     std::vector<CellBlock> blocks_, countBlocks_;
     BlockCornerField field_;
     SurfaceResult result_;
+    // Per-thread scratch, owned here (not thread_local: TBB workers outlive the object and
+    // LeakSanitizer reported the buffers they kept).
+    SurfaceDetection_Marrone2010::Workspace detection_;
+    tbb::enumerable_thread_specific<DistanceField_Solenthaler2007::Candidates> phiCandidates_;
 };
 
 } // namespace octo
