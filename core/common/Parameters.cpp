@@ -66,6 +66,15 @@ std::vector<ParameterInfo> makeTable() {
         real("gravityY", "Solver", "Gravity y", "m/s^2", -100, 100, -9.81, false, "Gravity, y component (up is +y)."),
         real("gravityZ", "Solver", "Gravity z", "m/s^2", -100, 100, 0.0, false, "Gravity, z component."),
 
+        // --- Forces beyond the paper's PCISPH: surface tension and adhesion (Akinci 2013), vorticity
+        // confinement (Fedkiw 2001); in the Solver / Boundary docks (the GUI lists its groups by name) ---
+        real("surfaceTension", "Solver", "Surface tension gamma", "1", 0.0, 20.0, 0.0, false,
+             "Akinci 2013 cohesion + curvature coefficient; pulls the fluid into round drops (0 = off)."),
+        real("adhesion", "Boundary", "Adhesion beta", "1", 0.0, 200.0, 0.0, false,
+             "Akinci 2013 adhesion coefficient between fluid and walls / bodies (0 = off)."),
+        real("vorticityConfinement", "Solver", "Vorticity confinement eps", "1", 0.0, 2.0, 0.0, false,
+             "Puts back vortices lost to smoothing: fraction of the centripetal acceleration at h (0 = off)."),
+
         // --- Surface: detection (Marrone 2010), octree (Shao 2016), distance field (Solenthaler 2007) ---
         boolean("surfaceEnabled", "Surface", "Reconstruct surface", true, "Rebuild the surface mesh after every step."),
         choice("surfaceMethod", "Surface", "Method", {"octree", "uniform", "narrow", "sparse"}, 0,

@@ -80,6 +80,9 @@ struct Simulation::Impl {
         c.cflFactor = params.getf("cflFactor");
         c.viscosity = params.getf("viscosity");
         c.boundaryFriction = params.getf("boundaryFriction");
+        c.surfaceTension = params.getf("surfaceTension");
+        c.adhesion = params.getf("adhesion");
+        c.vorticityConfinement = params.getf("vorticityConfinement");
         c.gravity = Vec3f(params.getf("gravityX"), params.getf("gravityY"), params.getf("gravityZ"));
         c.soundSpeed = soundSpeed;
         c.domain = scene.container;

@@ -1,6 +1,6 @@
 #include "sph/PcisphSolver.h"
 
-#include <tuple>
+#include "sph/VorticityConfinement_Fedkiw2001.h"
 
 #include <tbb/parallel_for.h>
 
@@ -63,6 +63,7 @@ void PcisphSolver::deriveConstants() {
     mass_ = config_.restDensity * d0_ * d0_ * d0_;
     kernel_.setSupportRadius(h_);
     table_.setSupportRadius(h_);
+    tension_.setSupportRadius(h_);
     boundary_.setKernel(h_, config_.restDensity);
 
     // Prototype particle with a full neighbourhood on the rest lattice (spacing d0).
@@ -107,6 +108,9 @@ void PcisphSolver::setParticles(std::vector<Vec3f> positions, std::vector<Vec3f>
     accelNonPressure_.resize(n);
     accelPressure_.assign(n, Vec3f::Zero());
     predictedDensity_.resize(n);
+    normals_.assign(n, Vec3f::Zero());
+    vorticity_.assign(n, Vec3f::Zero());
+    vorticityNorm_.assign(n, 0.0f);
     fluidBegin_.resize(n);
     fluidCount_.resize(n);
     boundaryBegin_.resize(n);
@@ -224,6 +228,39 @@ size_t PcisphSolver::boundaryNeighborCount() const {
     return s;
 }
 
+void PcisphSolver::computeNormalsAndVorticity() {
+    // One pass over the cached fluid lists for what the pair terms of the non-pressure pass read
+    // from both particles: n_j (Akinci 2013 colour-field normal) and omega_j, |omega_j| (confinement).
+    const KernelTable& K = table_;
+    const bool tension = config_.surfaceTension > 0.0f, vortex = config_.vorticityConfinement > 0.0f;
+    const float m = mass_, h = h_;
+    const Vec3f* xs = state_.positions.data();
+    const Vec3f* vs = state_.velocities.data();
+    const float* rho = state_.densities.data();
+    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        const uint32_t* fn = blocks_[b].fluid.data();
+        for (uint32_t i = begin; i < end; ++i) {
+            const Vec3f xi = xs[i], vi = vs[i];
+            Vec3f n = Vec3f::Zero(), w = Vec3f::Zero();
+            const uint32_t* nb = fn + fluidBegin_[i];
+            for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q) {
+                const uint32_t j = nb[q];
+                const Vec3f xij = xi - xs[j];
+                const float vgf = m / rho[j] * K.gradFactor(xij.squaredNorm());
+                n += vgf * xij;
+                if (vortex)
+                    w += VorticityConfinement_Fedkiw2001::curlTerm(vi - vs[j], xij, vgf, 1.0f);
+            }
+            if (tension)
+                normals_[i] = h * n;
+            if (vortex) {
+                vorticity_[i] = w;
+                vorticityNorm_[i] = w.norm();
+            }
+        }
+    });
+}
+
 void PcisphSolver::computeNonPressure(float dt) {
     const KernelTable& K = table_;
     const float rho0 = config_.restDensity;
@@ -246,6 +283,16 @@ void PcisphSolver::computeNonPressure(float dt) {
     Vec3f* xPred = predicted_[0].data();
     deltaScale_.resize(state_.size());
     const float protoDenominator = protoDenominator_;
+    // Surface tension / adhesion (Akinci 2013) and vorticity confinement: their pre-pass, then
+    // their pair terms in the loops below (skipped entirely when off).
+    const float gamma = config_.surfaceTension, beta = config_.adhesion, epsV = config_.vorticityConfinement;
+    const bool tension = gamma > 0.0f, adhesion = beta > 0.0f, vortex = epsV > 0.0f;
+    if (tension || vortex)
+        computeNormalsAndVorticity();
+    const SurfaceTension_Akinci2013& ST = tension_;
+    const float* rho = state_.densities.data();
+    const Vec3f* nrm = normals_.data();
+    const float* wNorm = vorticityNorm_.data();
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         const uint32_t* fn = blocks_[b].fluid.data();
         const uint32_t* bn = blocks_[b].boundary.data();
@@ -256,6 +303,7 @@ void PcisphSolver::computeNonPressure(float dt) {
             float gradSq = 0.0f;
             {
                 const uint32_t* nb = fn + fluidBegin_[i];
+                Vec3f eta = Vec3f::Zero(); // gradient of |omega| (confinement)
                 for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q) {
                     const uint32_t j = nb[q];
                     const Vec3f xij = xi - xs[j];
@@ -266,7 +314,14 @@ void PcisphSolver::computeNonPressure(float dt) {
                     const float vx = (vi - vs[j]).dot(xij);
                     if (vx < 0.0f)
                         a -= (m * (-nu * vx / (r2 + eps)) * gf) * xij;
+                    if (tension)
+                        a += ST.pairAcceleration(xij, r2, gamma, m, rho0, rho[i] + rho[j], nrm[i], nrm[j]);
+                    if (vortex)
+                        eta += VorticityConfinement_Fedkiw2001::gradientTerm(wNorm[i], wNorm[j], xij, gf,
+                                                                            m / rho[j]);
                 }
+                if (vortex)
+                    a += VorticityConfinement_Fedkiw2001::acceleration(eta, vorticity_[i], epsV, h_);
             }
             {
                 const uint32_t* nb = bn + boundaryBegin_[i];
@@ -282,6 +337,13 @@ void PcisphSolver::computeNonPressure(float dt) {
                         a -= ga;
                         if (track && tracked[k])
                             boundary_.addForceSorted(k, m * ga);
+                    }
+                    if (adhesion) {
+                        // Akinci 2013 eq. 6; the reaction pulls a body towards the fluid.
+                        const Vec3f aa = ST.adhesionAcceleration(xik, r2, beta, psi[k]);
+                        a += aa;
+                        if (track && tracked[k])
+                            boundary_.addForceSorted(k, -m * aa);
                     }
                 }
             }

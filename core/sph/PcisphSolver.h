@@ -5,7 +5,8 @@
 //
 // Per step: sort the particles by Z-order cell, build cached neighbour lists (fluid-fluid and
 // fluid-boundary) once, compute gravity + artificial viscosity (Monaghan 1992) + boundary
-// friction (Akinci 2012 eq. 11), then iterate prediction -> density -> pressure -> pressure
+// friction (Akinci 2012 eq. 11) + optional surface tension and adhesion (SurfaceTension_Akinci2013)
+// + optional vorticity confinement (VorticityConfinement_Fedkiw2001), then iterate prediction -> density -> pressure -> pressure
 // force with the cached lists until max_i (rho*_i - rho0)/rho0 <= eta (at least minIterations,
 // at most maxIterations), then integrate with symplectic Euler.
 // delta (eq. 8 of the paper) comes from a prototype particle with a full neighbourhood on the
@@ -25,6 +26,7 @@
 #include "sph/FluidState.h"
 #include "sph/KernelTable.h"
 #include "sph/NeighborGrid.h"
+#include "sph/SurfaceTension_Akinci2013.h"
 
 #include <limits>
 #include <vector>
@@ -44,6 +46,9 @@ public:
         float viscosity = 0.01f;        // Monaghan alpha
         float boundaryFriction = 0.05f; // Akinci sigma
         float soundSpeed = 20.0f;       // m/s, numerical c_s scaling the artificial viscosity
+        float surfaceTension = 0.0f;    // Akinci 2013 gamma (cohesion + curvature), 0 = off
+        float adhesion = 0.0f;          // Akinci 2013 beta (fluid-boundary adhesion), 0 = off
+        float vorticityConfinement = 0.0f; // epsilon of VorticityConfinement_Fedkiw2001, 0 = off
         Vec3f gravity = Vec3f(0.0f, -9.81f, 0.0f);
         Aabb domain;      // region of the neighbour grid (particles outside still work)
         Aabb containment; // if not empty: particles leaving it are put back (safety net)
@@ -99,6 +104,7 @@ private:
     void sortParticles();
     void buildNeighborLists();
     void computeNonPressure(float dt);
+    void computeNormalsAndVorticity();
     float predictDensityAndPressure(float dt, int cur);
     void computePressureForce(float dt, int cur);
     void accumulateBoundaryPressureReaction(int cur);
@@ -117,6 +123,11 @@ private:
     std::vector<Vec3f> predicted_[2], predictedVelocity_, accelNonPressure_, accelPressure_;
     std::vector<float> predictedDensity_, pressureOverRho2_;
     std::vector<float> deltaScale_; // min(1, delta_i / delta_prototype), see computeNonPressure
+    SurfaceTension_Akinci2013 tension_;
+    // Pre-pass of the non-pressure stage (sized in setParticles): colour-field normals n_i
+    // (surface tension), vorticity omega_i and |omega_i| (vorticity confinement).
+    std::vector<Vec3f> normals_, vorticity_;
+    std::vector<float> vorticityNorm_;
     NeighborGrid grid_;
     std::vector<Vec3f> scratchVec_;
     std::vector<float> scratchFloat_;

@@ -1,0 +1,44 @@
+#include "sph/SurfaceTension_Akinci2013.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace octo {
+
+float SurfaceTension_Akinci2013::cohesionKernel(float r, float h) {
+    if (!(r > 0.0f) || r > h)
+        return 0.0f;
+    const float norm = 32.0f / (std::numbers::pi_v<float> * std::pow(h, 9.0f));
+    const float t = (h - r) * (h - r) * (h - r) * r * r * r;
+    if (2.0f * r > h)
+        return norm * t;
+    const float h3 = h * h * h;
+    return norm * (2.0f * t - h3 * h3 / 64.0f);
+}
+
+float SurfaceTension_Akinci2013::adhesionKernel(float r, float h) {
+    if (2.0f * r <= h || r > h)
+        return 0.0f;
+    const float inner = std::max(0.0f, -4.0f * r * r / h + 6.0f * r - 2.0f * h);
+    return 0.007f / std::pow(h, 3.25f) * std::pow(inner, 0.25f);
+}
+
+void SurfaceTension_Akinci2013::setSupportRadius(float h) {
+    h_ = h;
+    const float h2 = h * h;
+    invDs_ = float(kSamples) / h2;
+    c_.assign(kSamples + 1, 0.0f);
+    a_.assign(kSamples + 1, 0.0f);
+    // The repulsive core of C grows like 1/r towards r = 0; the first bin uses its midpoint
+    // (particles never come that close under PCISPH pressure).
+    const float rMin = std::sqrt(0.5f / invDs_);
+    for (int i = 0; i < kSamples; ++i) {
+        const float r = std::max(std::sqrt(float(i) / invDs_), rMin);
+        c_[size_t(i)] = cohesionKernel(r, h) / r;
+        a_[size_t(i)] = adhesionKernel(r, h) / r;
+    }
+    // Both kernels reach 0 at r = h: the last sample closes the table continuously.
+}
+
+} // namespace octo
