@@ -67,7 +67,7 @@ std::vector<ParameterInfo> makeTable() {
         real("gravityZ", "Solver", "Gravity z", "m/s^2", -100, 100, 0.0, false, "Gravity, z component."),
 
         // --- Surface: detection (Marrone 2010), octree (Shao 2016), distance field (Solenthaler 2007) ---
-        boolean("surfaceEnabled", "Surface", "Reconstruct surface", true, "Rebuild the surface mesh after every step."),
+        boolean("surfaceEnabled", "Surface", "Reconstruct surface", true, "Rebuild the surface mesh once per simulated frame."),
         choice("surfaceMethod", "Surface", "Method", {"octree", "uniform", "narrow", "sparse"}, 0,
                "Which corner set gets distance values: adaptive octree or a baseline."),
         real("lambdaMin", "Surface", "lambda min", "1", 0.0, 1.0, 0.75, false,
