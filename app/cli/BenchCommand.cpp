@@ -1,5 +1,6 @@
 // `octofluid-cli bench`: the PCISPH solver table (dam break at three sizes, 2 threads and 1
 // thread) and, with `reconstruct` / `all`, the surface reconstruction table.
+#include "BenchLive.h"
 #include "BenchReconstruct.h"
 #include "Command.h"
 
@@ -156,6 +157,8 @@ int benchCommand(const Args& args) {
             ++i; // an option of the reconstruct table and its value
         else if (a == "--quick")
             quick = true;
+        else if (a == "live")
+            return runLiveBench(args); // issue 12: physics vs surface per frame
         else if (a == "solver" || a == "reconstruct" || a == "bodies" || a == "all")
             what = a;
         else if (a.rfind("--", 0) != 0) {
@@ -185,11 +188,11 @@ int benchCommand(const Args& args) {
 }
 
 const CommandRegistrar registerBench("bench",
-                                     {"bench [solver|bodies|reconstruct|all] [--quick]",
+                                     {"bench [solver|bodies|reconstruct|live|all] [--quick]",
                                       "Solver table: dam break at ~25k/100k/400k particles, 2 and 1 threads "
                                       "(--quick: 8k/25k); bodies: coupling cost of dam-break-bodies vs the same "
                                       "dam break without bodies at ~100k (--quick: 25k); reconstruct: the surface "
-                                      "reconstruction table.",
+                                      "reconstruction table; live: physics vs surface per frame (issue 12).",
                                       benchCommand});
 
 } // namespace

@@ -198,6 +198,9 @@ int runScene(const Args& args) {
                       << ",\"tDetectMs\":" << jsonNumber(t.tDetectMs) << ",\"tOctreeMs\":" << jsonNumber(t.tOctreeMs)
                       << ",\"tDistanceMs\":" << jsonNumber(t.tDistanceMs) << ",\"tMcMs\":" << jsonNumber(t.tMcMs)
                       << ",\"tTotalMs\":" << jsonNumber(t.tTotalMs) << ",\"peakBytes\":" << t.peakBytes;
+                // Surface (solver-side detection + reconstruction) over the frame's physics time.
+                if (const FrameSurfacePtr fs = sim.frameSurface(); fs && fr.steps > 0)
+                    stats << ",\"surfaceShare\":" << jsonNumber(fs->totalMs() / (fr.meanPhysicsMs * fr.steps));
             }
             stats << "}\n";
             stats.flush();

@@ -215,6 +215,14 @@ void PcisphSolver::buildNeighborLists() {
     });
 }
 
+void PcisphSolver::refreshNeighborLists() {
+    if (state_.size() == 0)
+        return;
+    boundary_.update(); // the boundary lists index its sorted arrays; update() is a no-op when clean
+    sortParticles();
+    buildNeighborLists();
+}
+
 size_t PcisphSolver::fluidNeighborCount() const {
     size_t s = 0;
     for (const auto& b : blocks_)

@@ -29,6 +29,7 @@
 #include "sph/SurfaceTension_Akinci2013.h"
 
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace octo {
@@ -95,6 +96,15 @@ public:
     double time() const { return time_; }
     size_t fluidNeighborCount() const;    // entries in the cached fluid lists of the last step
     size_t boundaryNeighborCount() const; // entries in the cached boundary lists of the last step
+
+    /// Sorts the particles and rebuilds the cached neighbour lists for the current positions
+    /// (the state does not change otherwise), so surface detection can reuse them at the end of a
+    /// frame (sim/SolverSurfaceDetection) instead of building its own grid and density pass.
+    void refreshNeighborLists();
+    /// Particle i's cached fluid neighbours (j != i, |x_ij| < h) from the latest list build.
+    std::span<const uint32_t> fluidNeighbors(uint32_t i) const {
+        return {blocks_[i / kBlock].fluid.data() + fluidBegin_[i], fluidCount_[i]};
+    }
 
 private:
     struct NeighborBlock {

@@ -95,11 +95,15 @@ void SurfaceReconstructor::detect(std::span<const float> densities, Clock::time_
         lambda_.resize(n);
         const float mass = settings.restDensity * 8.0f * r * r * r;
         const CubicSplineKernel kernel(h);
-        if (densities.empty())
-            SurfaceDetection_Marrone2010::computeDensities(grid_, xs_, kernel, mass, rho_, detection_);
-        else
-            grid_.gather(densities, rho_);
-        SurfaceDetection_Marrone2010::computeLambda(grid_, xs_, rho_, kernel, mass, lambda_, detection_);
+        if (!givenLambda_.empty()) {
+            grid_.gather(givenLambda_, lambda_); // computed by the caller (solver neighbour lists)
+        } else {
+            if (densities.empty())
+                SurfaceDetection_Marrone2010::computeDensities(grid_, xs_, kernel, mass, rho_, detection_);
+            else
+                grid_.gather(densities, rho_);
+            SurfaceDetection_Marrone2010::computeLambda(grid_, xs_, rho_, kernel, mass, lambda_, detection_);
+        }
         const auto order = grid_.order();
         const float lambdaMin = settings.lambdaMin;
         tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16384), [&](const tbb::blocked_range<size_t>& r) {
@@ -155,6 +159,18 @@ void SurfaceReconstructor::evaluateCorners() {
                 }
             }
     });
+}
+
+void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
+                                       const SurfaceSettings& settings, std::span<const float> lambda) {
+    if (lambda.size() != positions.size())
+        throw std::invalid_argument("surface reconstruction: lambda array size differs from the particle count");
+    struct Reset {
+        std::span<const float>& given;
+        ~Reset() { given = {}; }
+    } reset{givenLambda_};
+    givenLambda_ = lambda;
+    reconstruct(positions, densities, settings);
 }
 
 void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,

@@ -33,6 +33,10 @@ public:
     /// settings; std::length_error when a baseline's grid would be too large.
     void reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
                      const SurfaceSettings& settings);
+    /// Same with lambda_i already known (caller's order, e.g. from the solver's neighbour lists,
+    /// sim/SolverSurfaceDetection): detection only thresholds it.
+    void reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
+                     const SurfaceSettings& settings, std::span<const float> lambda);
     const SurfaceResult& result() const { return result_; }
     SurfaceResult& result() { return result_; }
 
@@ -49,6 +53,7 @@ private:
     uint64_t workspaceBytes() const;
 
     SurfaceSettings settings_;
+    std::span<const float> givenLambda_; // caller's lambda during reconstruct(..., lambda)
     NeighborGrid grid_;
     std::vector<Vec3f> xs_;           // sorted positions
     std::vector<float> rho_, lambda_; // sorted order
