@@ -95,11 +95,13 @@ void SurfaceReconstructor::detect(std::span<const float> densities, Clock::time_
         lambda_.resize(n);
         const float mass = settings.restDensity * 8.0f * r * r * r;
         const CubicSplineKernel kernel(h);
-        if (densities.empty())
-            SurfaceDetection_Marrone2010::computeDensities(grid_, xs_, kernel, mass, rho_, detection_);
-        else
+        if (densities.empty()) {
+            SurfaceDetection_Marrone2010::computeDensitiesAndLambda(grid_, xs_, kernel, mass, rho_, lambda_,
+                                                                    detection_);
+        } else {
             grid_.gather(densities, rho_);
-        SurfaceDetection_Marrone2010::computeLambda(grid_, xs_, rho_, kernel, mass, lambda_, detection_);
+            SurfaceDetection_Marrone2010::computeLambda(grid_, xs_, rho_, kernel, mass, lambda_, detection_);
+        }
         const auto order = grid_.order();
         const float lambdaMin = settings.lambdaMin;
         tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16384), [&](const tbb::blocked_range<size_t>& r) {
