@@ -22,6 +22,7 @@ namespace {
 // so the inner sums run as Eigen array expressions (SIMD, including the square roots).
 struct Candidates {
     std::vector<float> x, y, z, v;
+    std::vector<std::pair<uint32_t, uint32_t>> ranges; // sorted-index ranges of the 27 cells
     Eigen::ArrayXf dx, dy, dz, s, nv; // per particle: its neighbours within h (compacted)
     size_t bytes() const {
         return (x.capacity() + y.capacity() + z.capacity() + v.capacity()) * sizeof(float) +
@@ -37,12 +38,13 @@ constexpr size_t kMaskCandidates = 256;
 struct SurfaceDetection_Marrone2010::Workspace::Impl {
     tbb::enumerable_thread_specific<Candidates> candidates;
     std::vector<NeighbourMask> masks; // per sorted particle, during computeDensitiesAndLambda
+    std::vector<float> volumes;       // V_j = m / rho_j per sorted particle
 };
 
 SurfaceDetection_Marrone2010::Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
 SurfaceDetection_Marrone2010::Workspace::~Workspace() = default;
 size_t SurfaceDetection_Marrone2010::Workspace::bytes() const {
-    size_t b = impl_->masks.capacity() * sizeof(NeighbourMask);
+    size_t b = impl_->masks.capacity() * sizeof(NeighbourMask) + impl_->volumes.capacity() * sizeof(float);
     for (const Candidates& c : impl_->candidates)
         b += c.bytes();
     return b;
@@ -61,24 +63,31 @@ template <class PerCell> void forEachOccupiedCell(const NeighborGrid& grid, PerC
                       });
 }
 
+// Candidates of the cell holding origin: positions, and values[j] when values is not empty.
 void gather(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const float> values,
             const Vec3f& origin, float h, Candidates& c) {
+    c.ranges.clear();
     size_t m = 0;
-    grid.forEachCandidateRange(origin, h, [&](uint32_t b, uint32_t e) { m += e - b; });
+    grid.forEachCandidateRange(origin, h, [&](uint32_t b, uint32_t e) {
+        c.ranges.emplace_back(b, e);
+        m += e - b;
+    });
     c.x.resize(m);
     c.y.resize(m);
     c.z.resize(m);
     c.v.resize(m);
     float *x = c.x.data(), *y = c.y.data(), *z = c.z.data(), *v = c.v.data();
+    const Vec3f* p = xs.data();
     size_t k = 0;
-    grid.forEachCandidateRange(origin, h, [&](uint32_t b, uint32_t e) {
+    for (const auto& [b, e] : c.ranges) {
         for (uint32_t j = b; j < e; ++j, ++k) {
-            x[k] = xs[j].x();
-            y[k] = xs[j].y();
-            z[k] = xs[j].z();
-            v[k] = values.empty() ? 0.0f : values[j];
+            x[k] = p[j].x();
+            y[k] = p[j].y();
+            z[k] = p[j].z();
         }
-    });
+        if (!values.empty())
+            std::copy(values.data() + b, values.data() + e, v + (k - (e - b)));
+    }
     if (c.dx.size() < Eigen::Index(m)) {
         const Eigen::Index cap = std::max<Eigen::Index>(2 * Eigen::Index(m), 256);
         c.dx.resize(cap);
@@ -184,14 +193,19 @@ void densityPass(const NeighborGrid& grid, std::span<const Vec3f> xs, const Cubi
 // masks: per sorted particle from densityPass over the same grid and positions, or null.
 void lambdaPass(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const float> rho,
                 const CubicSplineKernel& kernel, float mass, std::span<float> lambda,
-                tbb::enumerable_thread_specific<Candidates>& tls, const NeighbourMask* masks) {
+                SurfaceDetection_Marrone2010::Workspace::Impl& ws, const NeighbourMask* masks) {
     const float h = kernel.supportRadius(), invH = 1.0f / h;
     const float k = 8.0f / (std::numbers::pi_v<float> * h * h * h);
+    ws.volumes.resize(rho.size());
+    float* volumes = ws.volumes.data();
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, rho.size(), 16384), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t j = r.begin(); j < r.end(); ++j)
+            volumes[j] = rho[j] > 0.0f ? mass / rho[j] : 0.0f; // V_j = m / rho_j
+    });
+    auto& tls = ws.candidates;
     forEachOccupiedCell(grid, [&](uint32_t b, uint32_t e) {
         Candidates& c = tls.local();
-        gather(grid, xs, rho, xs[b], h, c);
-        for (float& v : c.v)
-            v = v > 0.0f ? mass / v : 0.0f; // V_j = m / rho_j
+        gather(grid, xs, ws.volumes, xs[b], h, c);
         const bool useMasks = masks && c.x.size() <= kMaskCandidates;
         for (uint32_t i = b; i < e; ++i) {
             const Eigen::Index n = useMasks ? neighbours(c, xs[i].x(), xs[i].y(), xs[i].z(), masks[i])
@@ -228,7 +242,7 @@ void SurfaceDetection_Marrone2010::computeDensities(const NeighborGrid& grid, st
 void SurfaceDetection_Marrone2010::computeLambda(const NeighborGrid& grid, std::span<const Vec3f> xs,
                                                  std::span<const float> rho, const CubicSplineKernel& kernel,
                                                  float mass, std::span<float> lambda, Workspace& workspace) {
-    lambdaPass(grid, xs, rho, kernel, mass, lambda, workspace.impl().candidates, nullptr);
+    lambdaPass(grid, xs, rho, kernel, mass, lambda, workspace.impl(), nullptr);
 }
 
 void SurfaceDetection_Marrone2010::computeDensitiesAndLambda(const NeighborGrid& grid, std::span<const Vec3f> xs,
@@ -238,7 +252,7 @@ void SurfaceDetection_Marrone2010::computeDensitiesAndLambda(const NeighborGrid&
     auto& masks = workspace.impl().masks;
     masks.resize(xs.size());
     densityPass(grid, xs, kernel, mass, rho, workspace.impl().candidates, masks.data());
-    lambdaPass(grid, xs, rho, kernel, mass, lambda, workspace.impl().candidates, masks.data());
+    lambdaPass(grid, xs, rho, kernel, mass, lambda, workspace.impl(), masks.data());
 }
 
 // Roots of the characteristic cubic of a symmetric 3x3 matrix A (Smith 1961): with q = tr A / 3
