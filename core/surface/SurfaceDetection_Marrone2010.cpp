@@ -8,6 +8,7 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <numbers>
@@ -21,6 +22,7 @@ namespace {
 // so the inner sums run as Eigen array expressions (SIMD, including the square roots).
 struct Candidates {
     std::vector<float> x, y, z, v;
+    std::vector<std::pair<uint32_t, uint32_t>> ranges; // sorted-index ranges of the 27 cells
     Eigen::ArrayXf dx, dy, dz, s, nv; // per particle: its neighbours within h (compacted)
     size_t bytes() const {
         return (x.capacity() + y.capacity() + z.capacity() + v.capacity()) * sizeof(float) +
@@ -29,14 +31,20 @@ struct Candidates {
 };
 } // namespace
 
+// Neighbour bit masks of one particle over its cell's candidates (cells with <= 256 candidates).
+using NeighbourMask = std::array<uint64_t, 4>;
+constexpr size_t kMaskCandidates = 256;
+
 struct SurfaceDetection_Marrone2010::Workspace::Impl {
     tbb::enumerable_thread_specific<Candidates> candidates;
+    std::vector<NeighbourMask> masks; // per sorted particle, during computeDensitiesAndLambda
+    std::vector<float> volumes;       // V_j = m / rho_j per sorted particle
 };
 
 SurfaceDetection_Marrone2010::Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
 SurfaceDetection_Marrone2010::Workspace::~Workspace() = default;
 size_t SurfaceDetection_Marrone2010::Workspace::bytes() const {
-    size_t b = 0;
+    size_t b = impl_->masks.capacity() * sizeof(NeighbourMask) + impl_->volumes.capacity() * sizeof(float);
     for (const Candidates& c : impl_->candidates)
         b += c.bytes();
     return b;
@@ -55,24 +63,31 @@ template <class PerCell> void forEachOccupiedCell(const NeighborGrid& grid, PerC
                       });
 }
 
+// Candidates of the cell holding origin: positions, and values[j] when values is not empty.
 void gather(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const float> values,
             const Vec3f& origin, float h, Candidates& c) {
+    c.ranges.clear();
     size_t m = 0;
-    grid.forEachCandidateRange(origin, h, [&](uint32_t b, uint32_t e) { m += e - b; });
+    grid.forEachCandidateRange(origin, h, [&](uint32_t b, uint32_t e) {
+        c.ranges.emplace_back(b, e);
+        m += e - b;
+    });
     c.x.resize(m);
     c.y.resize(m);
     c.z.resize(m);
     c.v.resize(m);
     float *x = c.x.data(), *y = c.y.data(), *z = c.z.data(), *v = c.v.data();
+    const Vec3f* p = xs.data();
     size_t k = 0;
-    grid.forEachCandidateRange(origin, h, [&](uint32_t b, uint32_t e) {
+    for (const auto& [b, e] : c.ranges) {
         for (uint32_t j = b; j < e; ++j, ++k) {
-            x[k] = xs[j].x();
-            y[k] = xs[j].y();
-            z[k] = xs[j].z();
-            v[k] = values.empty() ? 0.0f : values[j];
+            x[k] = p[j].x();
+            y[k] = p[j].y();
+            z[k] = p[j].z();
         }
-    });
+        if (!values.empty())
+            std::copy(values.data() + b, values.data() + e, v + (k - (e - b)));
+    }
     if (c.dx.size() < Eigen::Index(m)) {
         const Eigen::Index cap = std::max<Eigen::Index>(2 * Eigen::Index(m), 256);
         c.dx.resize(cap);
@@ -83,13 +98,28 @@ void gather(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const
     }
 }
 
-// Compacts the candidates within h of (xi, yi, zi) into c.dx/dy/dz (x_i - x_j) and c.nv (value),
-// in candidate order; returns their count. 64 candidates at a time: a SIMD distance test gives a
-// bit mask, and only the set bits (~15 % of the candidates) are copied.
-Eigen::Index neighbours(Candidates& c, float xi, float yi, float zi, float h2) {
-    const size_t m = c.x.size();
+// Copies the candidates whose bits are set into c.dx/dy/dz (x_i - x_j) and c.nv (value), in
+// candidate order, starting at k; returns the new count.
+inline Eigen::Index compact(Candidates& c, size_t j0, uint64_t bits, float xi, float yi, float zi, Eigen::Index k) {
     const float *x = c.x.data(), *y = c.y.data(), *z = c.z.data(), *v = c.v.data();
     float *dx = c.dx.data(), *dy = c.dy.data(), *dz = c.dz.data(), *nv = c.nv.data();
+    for (; bits; bits &= bits - 1) {
+        const size_t jj = j0 + size_t(std::countr_zero(bits));
+        dx[k] = xi - x[jj];
+        dy[k] = yi - y[jj];
+        dz[k] = zi - z[jj];
+        nv[k] = v[jj];
+        ++k;
+    }
+    return k;
+}
+
+// Compacts the candidates within h of (xi, yi, zi); returns their count. 64 candidates at a time:
+// a SIMD distance test gives a bit mask, and only the set bits (~15 % of the candidates) are
+// copied. The masks are written to maskOut when given (and the candidates fit in it).
+Eigen::Index neighbours(Candidates& c, float xi, float yi, float zi, float h2, NeighbourMask* maskOut = nullptr) {
+    const size_t m = c.x.size();
+    const float *x = c.x.data(), *y = c.y.data(), *z = c.z.data();
     Eigen::Index k = 0;
     for (size_t j0 = 0; j0 < m; j0 += 64) {
         const size_t len = std::min<size_t>(64, m - j0);
@@ -109,15 +139,18 @@ Eigen::Index neighbours(Candidates& c, float xi, float yi, float zi, float h2) {
             const float ex = xi - x[j0 + j], ey = yi - y[j0 + j], ez = zi - z[j0 + j];
             bits |= uint64_t((ex * ex + ey * ey) + ez * ez < h2) << j;
         }
-        for (; bits; bits &= bits - 1) {
-            const size_t jj = j0 + size_t(std::countr_zero(bits));
-            dx[k] = xi - x[jj];
-            dy[k] = yi - y[jj];
-            dz[k] = zi - z[jj];
-            nv[k] = v[jj];
-            ++k;
-        }
+        if (maskOut && m <= kMaskCandidates)
+            (*maskOut)[j0 / 64] = bits;
+        k = compact(c, j0, bits, xi, yi, zi, k);
     }
+    return k;
+}
+
+// The same from a stored mask (the candidates gathered in the same order).
+Eigen::Index neighbours(Candidates& c, float xi, float yi, float zi, const NeighbourMask& mask) {
+    Eigen::Index k = 0;
+    for (size_t j0 = 0; j0 < c.x.size(); j0 += 64)
+        k = compact(c, j0, mask[j0 / 64], xi, yi, zi, k);
     return k;
 }
 } // namespace
@@ -136,19 +169,19 @@ void SurfaceDetection_Marrone2010::computeLambda(const NeighborGrid& grid, std::
     computeLambda(grid, xs, rho, kernel, mass, lambda, ws);
 }
 
+namespace {
 // The cubic spline in branch-free form: W = k (2 max(0, 1-q)^3 - 8 max(0, 1/2-q)^3), which equals
 // k (6q^3 - 6q^2 + 1) for q <= 1/2 and 2k (1-q)^3 for 1/2 < q <= 1 (same as CubicSplineKernel).
-void SurfaceDetection_Marrone2010::computeDensities(const NeighborGrid& grid, std::span<const Vec3f> xs,
-                                                    const CubicSplineKernel& kernel, float mass,
-                                                    std::span<float> rho, Workspace& workspace) {
+// masks: per sorted particle, written when given.
+void densityPass(const NeighborGrid& grid, std::span<const Vec3f> xs, const CubicSplineKernel& kernel, float mass,
+                 std::span<float> rho, tbb::enumerable_thread_specific<Candidates>& tls, NeighbourMask* masks) {
     const float h = kernel.supportRadius(), invH = 1.0f / h;
     const float k = 8.0f / (std::numbers::pi_v<float> * h * h * h);
-    auto& tls = workspace.impl().candidates;
     forEachOccupiedCell(grid, [&](uint32_t b, uint32_t e) {
         Candidates& c = tls.local();
         gather(grid, xs, {}, xs[b], h, c);
         for (uint32_t i = b; i < e; ++i) {
-            const Eigen::Index n = neighbours(c, xs[i].x(), xs[i].y(), xs[i].z(), h * h);
+            const Eigen::Index n = neighbours(c, xs[i].x(), xs[i].y(), xs[i].z(), h * h, masks ? masks + i : nullptr);
             auto q = c.s.head(n);
             q = (c.dx.head(n).square() + c.dy.head(n).square() + c.dz.head(n).square()).sqrt() * invH;
             const float sum = (2.0f * (1.0f - q).max(0.0f).cube() - 8.0f * (0.5f - q).max(0.0f).cube()).sum();
@@ -157,19 +190,26 @@ void SurfaceDetection_Marrone2010::computeDensities(const NeighborGrid& grid, st
     });
 }
 
-void SurfaceDetection_Marrone2010::computeLambda(const NeighborGrid& grid, std::span<const Vec3f> xs,
-                                                 std::span<const float> rho, const CubicSplineKernel& kernel,
-                                                 float mass, std::span<float> lambda, Workspace& workspace) {
+// masks: per sorted particle from densityPass over the same grid and positions, or null.
+void lambdaPass(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const float> rho,
+                const CubicSplineKernel& kernel, float mass, std::span<float> lambda,
+                SurfaceDetection_Marrone2010::Workspace::Impl& ws, const NeighbourMask* masks) {
     const float h = kernel.supportRadius(), invH = 1.0f / h;
     const float k = 8.0f / (std::numbers::pi_v<float> * h * h * h);
-    auto& tls = workspace.impl().candidates;
+    ws.volumes.resize(rho.size());
+    float* volumes = ws.volumes.data();
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, rho.size(), 16384), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t j = r.begin(); j < r.end(); ++j)
+            volumes[j] = rho[j] > 0.0f ? mass / rho[j] : 0.0f; // V_j = m / rho_j
+    });
+    auto& tls = ws.candidates;
     forEachOccupiedCell(grid, [&](uint32_t b, uint32_t e) {
         Candidates& c = tls.local();
-        gather(grid, xs, rho, xs[b], h, c);
-        for (float& v : c.v)
-            v = v > 0.0f ? mass / v : 0.0f; // V_j = m / rho_j
+        gather(grid, xs, ws.volumes, xs[b], h, c);
+        const bool useMasks = masks && c.x.size() <= kMaskCandidates;
         for (uint32_t i = b; i < e; ++i) {
-            const Eigen::Index n = neighbours(c, xs[i].x(), xs[i].y(), xs[i].z(), h * h);
+            const Eigen::Index n = useMasks ? neighbours(c, xs[i].x(), xs[i].y(), xs[i].z(), masks[i])
+                                            : neighbours(c, xs[i].x(), xs[i].y(), xs[i].z(), h * h);
             auto dx = c.dx.head(n), dy = c.dy.head(n), dz = c.dz.head(n), s = c.s.head(n);
             const auto cv = c.nv.head(n);
             // L = -sum_j V_j x_ij (x) gradW_ij with gradW_ij = (dW/dq) / (h |x_ij|) x_ij (symmetric).
@@ -187,9 +227,32 @@ void SurfaceDetection_Marrone2010::computeLambda(const NeighborGrid& grid, std::
             L(1, 1) = (s * dy * dy).sum();
             L(1, 2) = L(2, 1) = (s * dy * dz).sum();
             L(2, 2) = (s * dz * dz).sum();
-            lambda[i] = smallestEigenvalue(L);
+            lambda[i] = SurfaceDetection_Marrone2010::smallestEigenvalue(L);
         }
     });
+}
+} // namespace
+
+void SurfaceDetection_Marrone2010::computeDensities(const NeighborGrid& grid, std::span<const Vec3f> xs,
+                                                    const CubicSplineKernel& kernel, float mass,
+                                                    std::span<float> rho, Workspace& workspace) {
+    densityPass(grid, xs, kernel, mass, rho, workspace.impl().candidates, nullptr);
+}
+
+void SurfaceDetection_Marrone2010::computeLambda(const NeighborGrid& grid, std::span<const Vec3f> xs,
+                                                 std::span<const float> rho, const CubicSplineKernel& kernel,
+                                                 float mass, std::span<float> lambda, Workspace& workspace) {
+    lambdaPass(grid, xs, rho, kernel, mass, lambda, workspace.impl(), nullptr);
+}
+
+void SurfaceDetection_Marrone2010::computeDensitiesAndLambda(const NeighborGrid& grid, std::span<const Vec3f> xs,
+                                                             const CubicSplineKernel& kernel, float mass,
+                                                             std::span<float> rho, std::span<float> lambda,
+                                                             Workspace& workspace) {
+    auto& masks = workspace.impl().masks;
+    masks.resize(xs.size());
+    densityPass(grid, xs, kernel, mass, rho, workspace.impl().candidates, masks.data());
+    lambdaPass(grid, xs, rho, kernel, mass, lambda, workspace.impl(), masks.data());
 }
 
 // Roots of the characteristic cubic of a symmetric 3x3 matrix A (Smith 1961): with q = tr A / 3

@@ -51,6 +51,12 @@ public:
     static void computeLambda(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const float> rho,
                               const CubicSplineKernel& kernel, float mass, std::span<float> lambda,
                               Workspace& workspace);
+    /// Both passes for inputs without solver densities (rho out, lambda out). The density pass
+    /// keeps each particle's neighbour bit mask over its cell's candidates (32 bytes per particle
+    /// while the call runs, cells with up to 256 candidates), so the L pass skips the distance tests.
+    static void computeDensitiesAndLambda(const NeighborGrid& grid, std::span<const Vec3f> xs,
+                                          const CubicSplineKernel& kernel, float mass, std::span<float> rho,
+                                          std::span<float> lambda, Workspace& workspace);
     /// Smallest eigenvalue of a symmetric 3x3 matrix (closed form in double; the symmetric part
     /// is used).
     static float smallestEigenvalue(const Mat3f& m);

@@ -97,11 +97,11 @@ void SurfaceReconstructor::detect(std::span<const float> densities, Clock::time_
         const CubicSplineKernel kernel(h);
         if (!givenLambda_.empty()) {
             grid_.gather(givenLambda_, lambda_); // computed by the caller (solver neighbour lists)
+        } else if (densities.empty()) {
+            SurfaceDetection_Marrone2010::computeDensitiesAndLambda(grid_, xs_, kernel, mass, rho_, lambda_,
+                                                                    detection_);
         } else {
-            if (densities.empty())
-                SurfaceDetection_Marrone2010::computeDensities(grid_, xs_, kernel, mass, rho_, detection_);
-            else
-                grid_.gather(densities, rho_);
+            grid_.gather(densities, rho_);
             SurfaceDetection_Marrone2010::computeLambda(grid_, xs_, rho_, kernel, mass, lambda_, detection_);
         }
         const auto order = grid_.order();
