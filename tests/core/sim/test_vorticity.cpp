@@ -43,16 +43,20 @@ struct WakeResult {
 };
 
 WakeResult cylinderWake(float epsilon, double measureAt, const Aabb& wake) {
-    Simulation sim(SceneLibrary::load("cylinder"),
+    const SceneDescription scene = SceneLibrary::load("cylinder");
+    Simulation sim(scene,
                    {"particleRadius=0.0125", "surfaceEnabled=false", "surfaceTension=0",
                     "vorticityConfinement=" + std::to_string(epsilon)});
     WakeResult res;
-    while (sim.time() < measureAt) {
-        sim.step();
-        res.contained += sim.solver().lastStep().contained;
+    // Mean of three samples 25 ms apart around measureAt (one sample is noisy: splashes).
+    for (double t : {measureAt - 0.025, measureAt, measureAt + 0.025}) {
+        while (sim.time() < t) {
+            sim.step();
+            res.contained += sim.solver().lastStep().contained;
+        }
+        res.enstrophy += enstrophy(sim, wake) / 3.0;
     }
     res.nonFinite = sim.nonFiniteCount();
-    res.enstrophy = enstrophy(sim, wake);
     return res;
 }
 
@@ -71,7 +75,7 @@ private slots:
     void wakeKeepsItsVortices() {
         // The cylinder starts at x = 0.15 at t = 0.25 s and crosses the middle of the tank
         // (x = 0.75) at t = 0.31 s; the wake region is the middle 0.8 m of its path, measured
-        // 0.3 s after it passes.
+        // 0.3 s after it passes (mean of 0.585, 0.61, 0.635 s). Resolution r = 1.25 cm for test time.
         const Aabb wake(Vec3f(0.35f, 0.0f, 0.1f), Vec3f(1.15f, 0.45f, 0.4f));
         const double at = 0.31 + 0.3;
         const WakeResult off = cylinderWake(0.0f, at, wake);
@@ -100,7 +104,7 @@ private slots:
             const Vec3f d = st.positions[i] - centre;
             st.velocities[i] = 1.5f * Vec3f(-d.z(), 0.0f, d.x());
         }
-        const double seconds = 4.0, window = 0.5; // 10 s in the issue; 4 s fit the test budget
+        const double seconds = 3.0, window = 0.5; // 10 s in the issue; 3 s fit the test budget
         std::vector<double> means;
         double sum = 0.0;
         int samples = 0;
@@ -119,7 +123,7 @@ private slots:
             text += QString(" %1").arg(e, 0, 'g', 3);
         qInfo("stirred tank, eps 0.5: mean kinetic energy per 0.5 s window (J):%s", qPrintable(text));
         QCOMPARE(sim.nonFiniteCount(), size_t(0));
-        QVERIFY(means.size() >= 7);
+        QVERIFY(means.size() >= 5);
         for (size_t k = 1; k < means.size(); ++k)
             QVERIFY2(means[k] < means[k - 1], qPrintable(QString("window %1 gained energy").arg(k)));
         QVERIFY2(means.back() < 0.5 * means.front(), "the swirl must decay");
