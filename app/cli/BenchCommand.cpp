@@ -1,5 +1,6 @@
 // `octofluid-cli bench`: the PCISPH solver table (dam break at three sizes, 2 threads and 1
 // thread) and, with `reconstruct` / `all`, the surface reconstruction table.
+#include "BenchLive.h"
 #include "BenchReconstruct.h"
 #include "Command.h"
 
@@ -215,9 +216,14 @@ int runBodiesBench(bool quick) {
 int benchCommand(const Args& args) {
     std::string what = "solver";
     bool quick = false;
-    for (const std::string& a : args) {
-        if (a == "--quick")
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--runs" || a == "--threads" || a == "--json" || a == "--method" || a == "--size" || a == "--scene")
+            ++i; // an option of the reconstruct table and its value
+        else if (a == "--quick")
             quick = true;
+        else if (a == "live")
+            return runLiveBench(args); // issue 12: physics vs surface per frame
         else if (a == "solver" || a == "reconstruct" || a == "bodies" || a == "forces" || a == "all")
             what = a;
         else if (a.rfind("--", 0) != 0) {
@@ -249,11 +255,11 @@ int benchCommand(const Args& args) {
 }
 
 const CommandRegistrar registerBench("bench",
-                                     {"bench [solver|forces|bodies|reconstruct|all] [--quick]",
+                                     {"bench [solver|forces|bodies|reconstruct|live|all] [--quick]",
                                       "Solver table: dam break at ~25k/100k/400k particles, 2 and 1 threads "
                                       "(--quick: 8k/25k), then each new force (tension, adhesion, vorticity) on and off at ~100k (--quick: 25k; `forces`: only this table); bodies: coupling cost of dam-break-bodies vs the same "
                                       "dam break without bodies at ~100k (--quick: 25k); reconstruct: the surface "
-                                      "reconstruction table.",
+                                      "reconstruction table; live: physics vs surface per frame (issue 12).",
                                       benchCommand});
 
 } // namespace

@@ -34,6 +34,8 @@ int runReconstructBench(const Args& args) {
     int runs = 3, threads = 0;
     std::string jsonPath;
     std::vector<std::string> methods = {"octree", "uniform", "narrow", "sparse"};
+    std::vector<size_t> sizesArg;
+    int sceneFirst = 0, sceneLast = 1;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> std::string {
@@ -51,6 +53,14 @@ int runReconstructBench(const Args& args) {
             jsonPath = value();
         else if (a == "--method")
             methods = {value()};
+        else if (a == "--size")
+            sizesArg.push_back(size_t(std::max(1LL, std::stoll(value()))));
+        else if (a == "--scene") {
+            const std::string v = value();
+            if (v != "block" && v != "dambreak")
+                throw std::invalid_argument("bench reconstruct: --scene is block or dambreak, not " + v);
+            sceneFirst = sceneLast = v == "block" ? 0 : 1;
+        }
         else if (a == "reconstruct")
             continue; // the bench command may pass its table name through
         else
@@ -61,8 +71,9 @@ int runReconstructBench(const Args& args) {
         limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
                                                       size_t(threads));
     const int usedThreads = threads > 0 ? threads : tbb::info::default_concurrency();
-    const std::vector<size_t> sizes =
-        quick ? std::vector<size_t>{20000, 50000} : std::vector<size_t>{50000, 200000, 1000000};
+    const std::vector<size_t> sizes = !sizesArg.empty() ? sizesArg
+                                      : quick           ? std::vector<size_t>{20000, 50000}
+                                                        : std::vector<size_t>{50000, 200000, 1000000};
 
     std::printf(
         "Surface reconstruction: r = %.3f m, spacing %.3f m, L = 2r/sqrt(3), R = 4r, %d thread(s), median of "
@@ -75,7 +86,7 @@ int runReconstructBench(const Args& args) {
                 "corners | triangles | peak MiB | Mparticles/s | M/CPU-s |\n");
     std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     nlohmann::json rows = nlohmann::json::array();
-    for (int scene = 0; scene < 2; ++scene)
+    for (int scene = sceneFirst; scene <= sceneLast; ++scene)
         for (size_t n : sizes) {
             const std::vector<Vec3f> pts = scene == 0 ? restingBlock(n) : damBreakFrame(n, kD0);
             for (const std::string& mname : methods) {

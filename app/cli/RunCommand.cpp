@@ -150,7 +150,7 @@ int runScene(const Args& args) {
     for (long f = 1; f <= o.frames; ++f) {
         sim.advanceFrame(1.0 / fps);
         const FrameStats& fr = sim.lastFrame();
-        const size_t nan = sim.nonFiniteCount(), escaped = sim.escapedCount();
+        const size_t nan = sim.nonFiniteCount(), escaped = fr.escaped;
         // The surface of the frame's last state (the per-step rebuild is the GUI's job).
         const SurfaceResult* surface = surfaceOn ? sim.surface() : nullptr;
         std::printf("%6ld %9.4f %6d %10.4f %6.2f %9.3f %9.2f", f, sim.time(), fr.steps, 1e3 * fr.meanDt,
@@ -198,6 +198,9 @@ int runScene(const Args& args) {
                       << ",\"tDetectMs\":" << jsonNumber(t.tDetectMs) << ",\"tOctreeMs\":" << jsonNumber(t.tOctreeMs)
                       << ",\"tDistanceMs\":" << jsonNumber(t.tDistanceMs) << ",\"tMcMs\":" << jsonNumber(t.tMcMs)
                       << ",\"tTotalMs\":" << jsonNumber(t.tTotalMs) << ",\"peakBytes\":" << t.peakBytes;
+                // Surface (solver-side detection + reconstruction) over the frame's physics time.
+                if (const FrameSurfacePtr fs = sim.frameSurface(); fs && fr.steps > 0)
+                    stats << ",\"surfaceShare\":" << jsonNumber(fs->totalMs() / (fr.meanPhysicsMs * fr.steps));
             }
             stats << "}\n";
             stats.flush();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <stdexcept>
+#include <thread>
 
 #ifdef OCTO_HAVE_CORE_SIMULATION
 #include "sim/Simulation.h"
@@ -49,9 +50,14 @@ const std::vector<std::string>& builtinSceneNames() {
 namespace {
 class CoreSimulationModel : public SimulationModel {
 public:
-    explicit CoreSimulationModel(std::unique_ptr<Simulation> sim) : sim_(std::move(sim)) {}
+    explicit CoreSimulationModel(std::unique_ptr<Simulation> sim) : sim_(std::move(sim)) {
+        // Surface once per simulated frame, built beside the next frame's physics when there is
+        // a second core (docs/BENCHMARKS.md, "Live loop"); serial on one core.
+        sim_->setSurfacePipelined(std::thread::hardware_concurrency() >= 2);
+    }
     void reset() override { sim_->reset(); }
-    void step() override { sim_->step(); }
+    /// Steps land on the scene's frames; the surface is rebuilt once per frame, not per publish.
+    void step() override { sim_->frameStep(); }
     void setParameter(const std::string& name, double value) override { sim_->setParameter(name, value); }
     const ParameterSet& parameters() const override { return sim_->parameters(); }
     FrameSnapshotPtr snapshot() const override { return sim_->snapshot(); }

@@ -620,7 +620,9 @@ void MainWindow::present(const PublishedFramePtr& frame) {
         const QSignalBlocker b(actPlay_);
         actPlay_->setChecked(frame->playing);
     }
-    stepsLabel_->setText(QString("%1 steps/s").arg(frame->stepsPerSecond, 0, 'f', 1));
+    stepsLabel_->setText(QString("%1 steps/s | %2\u00d7 real time")
+                             .arg(frame->stepsPerSecond, 0, 'f', 1)
+                             .arg(frame->realTimeFactor, 0, 'g', 2));
     size_t surface = 0;
     for (uint8_t s : f.surfaceFlag)
         surface += s;
@@ -633,7 +635,7 @@ void MainWindow::present(const PublishedFramePtr& frame) {
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     if (now - lastStatsMs_ > 150 ||
         !frame->playing) { // a table refresh per frame would cost more than the paint
-        statsPanel_->update(f, frame->stepsPerSecond, frame->lastStepMs);
+        statsPanel_->update(f, frame->stepsPerSecond, frame->lastStepMs, frame->realTimeFactor);
         lastStatsMs_ = now;
     }
     QString bodyIds; // rebuild the list only when the set of bodies changed (keeps the selection)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 
@@ -186,6 +187,7 @@ void SimulationWorker::apply(const WorkerCommand& c) {
         }
         lastLoadError_.clear();
         lastGoodStep_ = 0;
+        lastStepNs_ = 0; // new rate window
         dirty_ = true;
         emit sceneLoaded(QString::fromStdString(c.text));
         return;
@@ -201,6 +203,7 @@ void SimulationWorker::apply(const WorkerCommand& c) {
         break;
     case T::Reset:
         model_->reset();
+        lastStepNs_ = 0; // new rate window
         brokenReported_ = false;
         lastGoodStep_ = 0;
         dirty_ = true;
@@ -290,6 +293,12 @@ void SimulationWorker::apply(const WorkerCommand& c) {
 
 void SimulationWorker::stepModel() {
     const int64_t t0 = nowNs();
+    if (t0 - lastStepNs_ > 1'000'000'000) {
+        // Stepping (re)starts after an idle second: a fresh rate window, not one spanning the pause.
+        stepsInWindow_ = 0;
+        windowStartNs_ = t0;
+        windowStartTime_ = model_->time();
+    }
     std::string problem;
     try {
         model_->step();
@@ -302,10 +311,17 @@ void SimulationWorker::stepModel() {
     if (pendingSteps_ > 0)
         --pendingSteps_;
     ++stepsInWindow_;
-    if (t1 - windowStartNs_ > 500'000'000) {
-        stepsPerSecond_ = double(stepsInWindow_) * 1e9 / double(t1 - windowStartNs_);
-        stepsInWindow_ = 0;
-        windowStartNs_ = t1;
+    lastStepNs_ = t1;
+    // Rates in every mode (play, single steps, run-until / scripted capture), over ~0.5 s windows.
+    if (t1 - windowStartNs_ > 500'000'000 || stepsPerSecond_ == 0.0) {
+        const double seconds = double(t1 - windowStartNs_) * 1e-9;
+        stepsPerSecond_ = double(stepsInWindow_) / seconds;
+        realTimeFactor_ = std::max(0.0, model_->time() - windowStartTime_) / seconds;
+        if (t1 - windowStartNs_ > 500'000'000) {
+            stepsInWindow_ = 0;
+            windowStartNs_ = t1;
+            windowStartTime_ = model_->time();
+        }
     }
     if (!problem.empty()) {
         // Blow-up guard: stop, keep the last state visible, tell the GUI once.
@@ -351,7 +367,10 @@ void SimulationWorker::publish() {
     frame->serial = ++serial_;
     frame->scene = scene_;
     frame->playing = playing_;
-    frame->stepsPerSecond = playing_ ? stepsPerSecond_ : 0.0;
+    // The rates of the latest stepping; 0 once the worker has been idle for a second.
+    const bool stepping = nowNs() - lastStepNs_ < 1'000'000'000;
+    frame->stepsPerSecond = stepping ? stepsPerSecond_ : 0.0;
+    frame->realTimeFactor = stepping ? realTimeFactor_ : 0.0;
     frame->lastStepMs = lastStepMs_;
     frame->dragSupported = model_->supportsDrag();
     frame->bodiesSupported = model_->supportsBodies();

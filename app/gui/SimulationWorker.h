@@ -71,7 +71,8 @@ struct PublishedFrame {
     uint64_t serial = 0; ///< increases with every publish
     std::string scene;
     bool playing = false;
-    double stepsPerSecond = 0.0;
+    double stepsPerSecond = 0.0;   ///< measured over ~0.5 s whenever the worker steps (any mode)
+    double realTimeFactor = 0.0;   ///< simulated seconds per wall-clock second, same window
     double lastStepMs = 0.0;
     bool dragSupported = false;
     bool bodiesSupported = false; ///< add / remove bodies
@@ -144,9 +145,12 @@ private:
     uint64_t lastGoodStep_ = 0;
     uint64_t serial_ = 0;
     double stepsPerSecond_ = 0.0;
+    double realTimeFactor_ = 0.0;
     double lastStepMs_ = 0.0;
     int stepsInWindow_ = 0;
     int64_t windowStartNs_ = 0;
+    double windowStartTime_ = 0.0; // simulated time at the window start
+    int64_t lastStepNs_ = 0;
     int64_t lastPublishNs_ = 0;
 };
 

@@ -93,11 +93,16 @@ void StatsPanel::clear() {
     plot_->clear();
 }
 
-void StatsPanel::update(const FrameSnapshot& f, double stepsPerSecond, double lastStepMs) {
+void StatsPanel::update(const FrameSnapshot& f, double stepsPerSecond, double lastStepMs, double realTimeFactor) {
     std::vector<std::pair<QString, QString>> rows;
     rows.emplace_back("t (s)", QString::number(f.time, 'f', 4));
     rows.emplace_back("step", QString::number(qulonglong(f.step)));
+    // The surface is rebuilt once per simulated frame: the mesh and flags are of this time.
+    if (f.surfaceTime >= 0.0)
+        rows.emplace_back("surface frame t (s)", QString::number(f.surfaceTime, 'f', 4));
     rows.emplace_back("steps/s", QString::number(stepsPerSecond, 'f', 1));
+    if (realTimeFactor >= 0.0)
+        rows.emplace_back("x real time", QString::number(realTimeFactor, 'g', 3));
     rows.emplace_back("step wall time (ms)", QString::number(lastStepMs, 'f', 2));
     for (const auto& [name, value] : f.stats) {
         const bool count = !name.empty() && name[0] == '#';
@@ -106,7 +111,9 @@ void StatsPanel::update(const FrameSnapshot& f, double stepsPerSecond, double la
                                                             : QString::number(value, 'g', 4));
     }
     // Shares of the step: the paper's point is that Tode + Tmc stay small against Tps.
-    const double tps = statByPrefix(f, "Tps", -1), tode = statByPrefix(f, "Tode", -1),
+    // Tode and Tmc are per frame (one surface per frame): compare with the frame's physics.
+    const double tpsFrame = f.stat("Tps frame ms", -1.0);
+    const double tps = tpsFrame > 0 ? tpsFrame : statByPrefix(f, "Tps", -1), tode = statByPrefix(f, "Tode", -1),
                  tmc = statByPrefix(f, "Tmc", -1);
     if (tps > 0 && tode >= 0 && tmc >= 0) {
         const double total = tps + tode + tmc;
@@ -124,7 +131,7 @@ void StatsPanel::update(const FrameSnapshot& f, double stepsPerSecond, double la
     }
     std::vector<std::pair<QString, double>> sample;
     for (const char* name : {"Tps", "Tode", "Tmc"}) {
-        const double v = statByPrefix(f, name, -1.0);
+        const double v = std::string(name) == "Tps" && tpsFrame > 0 ? tpsFrame : statByPrefix(f, name, -1.0);
         if (v >= 0.0)
             sample.emplace_back(name, v);
     }

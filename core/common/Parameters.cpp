@@ -76,7 +76,7 @@ std::vector<ParameterInfo> makeTable() {
              "Puts back vortices lost to smoothing: fraction of the centripetal acceleration at h (0 = off)."),
 
         // --- Surface: detection (Marrone 2010), octree (Shao 2016), distance field (Solenthaler 2007) ---
-        boolean("surfaceEnabled", "Surface", "Reconstruct surface", true, "Rebuild the surface mesh after every step."),
+        boolean("surfaceEnabled", "Surface", "Reconstruct surface", true, "Rebuild the surface mesh once per simulated frame."),
         choice("surfaceMethod", "Surface", "Method", {"octree", "uniform", "narrow", "sparse"}, 0,
                "Which corner set gets distance values: adaptive octree or a baseline."),
         real("lambdaMin", "Surface", "lambda min", "1", 0.0, 1.0, 0.75, false,

@@ -1,5 +1,6 @@
 #include "scene/SceneBodies.h"
 
+#include "common/DataDirectory.h"
 #include "io/ObjReader.h"
 #include "rigid/BoundarySampling.h"
 #include "rigid/MeshProperties.h"
@@ -18,12 +19,6 @@
 #include <set>
 #include <sstream>
 
-#ifndef OCTO_SOURCE_DIR
-#define OCTO_SOURCE_DIR "."
-#endif
-#ifndef OCTO_SHARED_DIR
-#define OCTO_SHARED_DIR "../shared"
-#endif
 
 namespace octo {
 
@@ -212,10 +207,7 @@ std::string resolveMeshPath(const std::string& file, const std::string& sceneFil
             candidates.push_back(sceneDir / p);
             candidates.push_back(sceneDir / ".." / "meshes" / p);
         }
-        if (const char* env = std::getenv("OCTO_SHARED_DIR"); env && *env) candidates.push_back(fs::path(env) / "data" / p);
-        candidates.push_back(fs::path(OCTO_SHARED_DIR) / "data" / p);
-        candidates.push_back(fs::path(OCTO_SOURCE_DIR) / "resources" / "meshes" / p);
-        candidates.push_back(fs::path("resources") / "meshes" / p);
+        candidates.push_back(fs::path(dataDirectory()) / "meshes" / p);
         candidates.push_back(p);
     }
     std::error_code ec;

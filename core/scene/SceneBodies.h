@@ -65,8 +65,8 @@ BodyDescription parseBodyJson(const std::string& jsonText, const std::string& so
                               const std::string& what = "body");
 
 /// Finds a mesh file: absolute; relative to the folder of `sceneFile`; <that folder>/../meshes;
-/// $OCTO_SHARED_DIR/data or the compiled-in shared/data; <source>/resources/meshes;
-/// ./resources/meshes. Returns the first existing path; throws SceneError listing the places.
+/// dataDirectory()/meshes (the installed or staged meshes); relative to the working folder.
+/// Returns the first existing path; throws SceneError listing the places.
 std::string resolveMeshPath(const std::string& path, const std::string& sceneFile);
 
 /// The body's surface mesh, centred at the origin for the primitives and in the OBJ's own

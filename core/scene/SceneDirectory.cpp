@@ -4,9 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#ifndef OCTO_SOURCE_DIR
-#define OCTO_SOURCE_DIR "."
-#endif
+#include "common/DataDirectory.h"
 
 namespace octo {
 
@@ -15,11 +13,7 @@ namespace fs = std::filesystem;
 std::string sceneDirectory() {
     if (const char* env = std::getenv("OCTO_SCENE_DIR"); env && *env)
         return env;
-    const fs::path compiled = fs::path(OCTO_SOURCE_DIR) / "resources" / "scenes";
-    std::error_code ec;
-    if (fs::is_directory(compiled, ec))
-        return compiled.string();
-    return (fs::path("resources") / "scenes").string();
+    return (fs::path(dataDirectory()) / "scenes").string();
 }
 
 std::vector<std::string> SceneLibrary::names() {

@@ -1,5 +1,6 @@
 #pragma once
-// Built-in scenes, stored as JSON files in resources/scenes/<name>.json.
+// Built-in scenes: JSON files resources/scenes/<name>.json, installed (and staged in the build
+// tree) as share/octofluid/scenes/<name>.json.
 #include "scene/Scene.h"
 
 #include <string>
@@ -7,8 +8,8 @@
 
 namespace octo {
 
-/// Folder with the built-in scene files: $OCTO_SCENE_DIR if set, else the compiled-in
-/// <source>/resources/scenes, else ./resources/scenes.
+/// Folder with the built-in scene files: $OCTO_SCENE_DIR if set, else dataDirectory()/scenes
+/// (installed: <prefix>/share/octofluid/scenes; build tree: build/share/octofluid/scenes).
 std::string sceneDirectory();
 
 class SceneLibrary {

@@ -50,6 +50,10 @@ struct FrameSnapshot {
     std::vector<BodySnapshot> bodies;
     std::vector<OctreeNodeBox> octreeNodes; ///< leaves (and optionally inner nodes) with class
     TriangleMesh surfaceMesh;
+    /// Simulated time and step of the frame whose surface (mesh, flags, octree) this is: the
+    /// surface is rebuilt once per frame, the particles may be newer. -1: no surface.
+    double surfaceTime = -1.0;
+    uint64_t surfaceStep = 0;
     Aabb domain; ///< container box
 
     /// Named statistics in display order (#FP, #SP, #FPsurface, #Cube..., Tps, Tode, Tmc ...).

@@ -8,11 +8,13 @@
 #include "sph/BoundaryModel.h"
 #include "sph/PcisphSolver.h"
 #include "io/MeshWriter.h"
+#include "sim/SolverSurfaceDetection.h"
 #include "surface/SurfaceReconstructor.h"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_reduce.h>
 
+#include <chrono>
 #include <functional>
 
 #include <algorithm>
@@ -35,35 +37,84 @@ struct Simulation::Impl {
     std::unique_ptr<PcisphSolver> solver;
     int walls = -1;
     uint64_t steps = 0;
+    size_t escapedTotal = 0; // escapes through the walls since the last reset
     StepStats last;
     FrameStats frame;
     bool resetPending = false;
     std::string status;
     float soundSpeed = 20.0f;
 
-    // --- surface ---
-    SurfaceReconstructor surface;
-    bool surfaceDirty = true;
+    // --- surface (once per frame; issue 12) ---
+    SurfaceStage stage;
+    bool pipelined = false;
+    bool surfaceForced = true;   // rebuild from the current state at the next snapshot()/surface()
+    uint64_t generation = 0;     // bumped by Surface edits, resets: older surfaces are never shown
+    uint64_t builds = 0;
+    bool lastStepEndedFrame = false;
+    double framePhysicsMs = 0.0, lastFramePhysicsMs = 0.0; // solver time of the running / last frame
     std::string surfaceError;
+    FrameSurfacePtr held;        // keeps surface()'s result alive
 
-    /// Rebuilds the surface when stale; false when it is off or failed (message in surfaceError).
-    bool updateSurface() {
-        if (!params.getb("surfaceEnabled"))
-            return false;
-        if (!surfaceDirty)
-            return surfaceError.empty();
-        surfaceDirty = false;
-        surfaceError.clear();
+    /// Detection on the solver's neighbour lists (refreshed for the current positions), and a
+    /// copy of the frame's particles for the stage.
+    SurfaceJob makeJob() {
+        const auto t0 = std::chrono::steady_clock::now();
+        SurfaceJob job;
+        job.settings = surfaceSettingsFromParameters(params);
+        solver->refreshNeighborLists(); // sorts in place: the job's order is the state's order now
         const FluidState& st = solver->state();
-        try {
-            surface.reconstruct(st.positions, st.densities, surfaceSettingsFromParameters(params));
-        } catch (const std::exception& e) {
-            // A surface that cannot be built (e.g. a baseline grid too large) must not stop the fluid.
-            surfaceError = std::string("surface reconstruction failed: ") + e.what();
-            surface.result() = SurfaceResult{};
-            return false;
+        // The solver's lists hold neighbours within its h = 4r; another detection support needs
+        // the standalone path (the stage then detects on its own grid).
+        if (job.settings.detectSurface && job.settings.supportFactor == 4.0f &&
+            job.settings.particleRadius == solver->config().particleRadius &&
+            job.settings.restDensity == solver->config().restDensity) {
+            job.lambda.resize(st.size());
+            SolverSurfaceDetection::computeLambda(*solver, job.lambda);
         }
-        return true;
+        job.time = solver->time();
+        job.step = steps;
+        job.generation = generation;
+        job.positions = st.positions;
+        job.densities = st.densities;
+        job.ids = st.ids;
+        job.detectMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        return job;
+    }
+
+    /// The frame just ended: start its surface (serial: now; pipelined: beside the next frame).
+    void startFrameSurface() {
+        lastFramePhysicsMs = framePhysicsMs;
+        framePhysicsMs = 0.0;
+        if (!params.getb("surfaceEnabled") || surfaceForced)
+            return; // forced: snapshot()/surface() rebuild from the current state anyway
+        ++builds;
+        if (pipelined) {
+            stage.submit(makeJob());
+        } else {
+            stage.build(makeJob());
+        }
+    }
+
+    /// The latest finished surface of the current settings (nullptr: none yet / off).
+    FrameSurfacePtr current() const {
+        FrameSurfacePtr f = stage.latest();
+        return f && f->generation == generation ? f : nullptr;
+    }
+
+    /// Applies a forced rebuild (edit, reset, first frame) now, on this thread.
+    void applyForced() {
+        if (!surfaceForced || !params.getb("surfaceEnabled"))
+            return;
+        surfaceForced = false;
+        stage.cancelQueued();
+        ++builds;
+        stage.build(makeJob());
+    }
+
+    void invalidateSurface() {
+        ++generation;
+        surfaceForced = true;
+        stage.cancelQueued();
     }
     // --- surface end ---
 
@@ -88,6 +139,7 @@ struct Simulation::Impl {
         // Centres may overlap the wall plane by up to r/2 (the wall gap is as compressible as
         // the fluid, eta); beyond that a particle has leaked and the safety net puts it back.
         c.containment = scene.container.enlarged(0.5f * c.particleRadius);
+        c.escape = scene.container.enlarged(2.0f * c.particleRadius * float(params.geti("boundaryLayers")));
         return c;
     }
 
@@ -125,11 +177,23 @@ struct Simulation::Impl {
         bodies.cullFluid(x, v);
         solver->setParticles(std::move(x), std::move(v));
         steps = 0;
+        escapedTotal = 0;
         last = StepStats{};
         frame = FrameStats{};
         status.clear();
         resetPending = false;
-        surfaceDirty = true; // --- surface ---
+        lastStepEndedFrame = false;
+        invalidateSurface(); // --- surface ---
+    }
+
+    /// One step toward `target` (a frame end): the remaining steps of the frame are evened out so
+    /// the frame ends exactly on its time.
+    const StepStats& stepToward(double target) {
+        const double remaining = target - solver->time();
+        const double next =
+            std::min(solver->nextTimeStep(), bodies.timeStepLimit(params.getf("cflFactor"), solver->nextTimeStep()));
+        const double count = std::max(1.0, std::ceil(remaining / next - 1e-6));
+        return step(float(remaining / count));
     }
 
     const StepStats& step(float maxDt) {
@@ -148,7 +212,8 @@ struct Simulation::Impl {
         }
         bodies.afterStep(r.dt);
         ++steps;
-        surfaceDirty = true; // --- surface ---
+        lastStepEndedFrame = false;
+        framePhysicsMs += r.msTotal;
         last.time = solver->time();
         last.dt = r.dt;
         last.iterations = r.iterations;
@@ -156,6 +221,8 @@ struct Simulation::Impl {
         last.physicsMs = r.msTotal;
         last.converged = r.converged;
         last.contained = r.contained;
+        last.escaped = r.escaped;
+        escapedTotal += r.escaped;
         return last;
     }
 };
@@ -197,28 +264,31 @@ const StepStats& Simulation::step() {
     return impl_->step(std::numeric_limits<float>::infinity());
 }
 
+namespace {
+/// End of the frame containing time t (frames of length d); a time on a boundary starts the next.
+double nextFrameEnd(double t, double d) {
+    return (std::floor(t / d + 1e-6) + 1.0) * d;
+}
+} // namespace
+
 int Simulation::advanceFrame(double frameDuration) {
     Impl& s = *impl_;
     if (!(frameDuration > 0.0))
         throw std::invalid_argument("advanceFrame: frame duration must be > 0");
     if (s.resetPending)
         s.build();
-    const double target = (std::floor(s.solver->time() / frameDuration + 1e-6) + 1.0) * frameDuration;
+    const double target = nextFrameEnd(s.solver->time(), frameDuration);
     FrameStats f;
     double dtSum = 0.0, itSum = 0.0, msSum = 0.0;
     while (s.solver->time() < target - 1e-7) {
-        // Even out the remaining steps so the frame ends exactly on its time.
-        const double remaining = target - s.solver->time();
-        const double next = std::min(s.solver->nextTimeStep(),
-                                     s.bodies.timeStepLimit(s.params.getf("cflFactor"), s.solver->nextTimeStep()));
-        const double steps = std::max(1.0, std::ceil(remaining / next - 1e-6));
-        s.step(float(remaining / steps));
+        s.stepToward(target);
         dtSum += s.last.dt;
         itSum += s.last.iterations;
         msSum += s.last.physicsMs;
         f.maxDensityError = std::max(f.maxDensityError, s.last.maxDensityError);
         f.converged = f.converged && s.last.converged;
         f.contained += s.last.contained;
+        f.escaped += s.last.escaped;
         ++f.steps;
     }
     if (f.steps > 0) {
@@ -227,7 +297,31 @@ int Simulation::advanceFrame(double frameDuration) {
         f.meanPhysicsMs = msSum / f.steps;
     }
     s.frame = f;
+    s.lastStepEndedFrame = true;
+    s.startFrameSurface();
     return f.steps;
+}
+
+const StepStats& Simulation::frameStep() {
+    Impl& s = *impl_;
+    if (s.resetPending)
+        s.build();
+    const double target = nextFrameEnd(s.solver->time(), frameDuration());
+    s.stepToward(target);
+    if (s.solver->time() >= target - 1e-7) {
+        s.lastStepEndedFrame = true;
+        s.startFrameSurface();
+    }
+    return s.last;
+}
+
+bool Simulation::frameEnded() const {
+    return impl_->lastStepEndedFrame;
+}
+
+double Simulation::frameDuration() const {
+    const double fps = impl_->scene.fps;
+    return fps > 0.0 && std::isfinite(fps) ? 1.0 / fps : 1.0 / 60.0;
 }
 
 const FrameStats& Simulation::lastFrame() const {
@@ -238,6 +332,8 @@ void Simulation::setParameter(const std::string& name, double value) {
     Impl& s = *impl_;
     s.params.set(name, value);
     const ParameterInfo* info = findParameter(name);
+    if (info && info->group == "Surface")
+        s.invalidateSurface(); // rebuilt at once with the new settings; the old mesh is never shown again
     if (info && info->needsReset) {
         s.resetPending = true;
     } else if (info && info->group != "Surface") {
@@ -296,20 +392,12 @@ size_t Simulation::nonFiniteCount() const {
 }
 
 size_t Simulation::escapedCount() const {
-    const FluidState& st = impl_->solver->state();
-    const Aabb box = impl_->scene.container.enlarged(0.5f * impl_->params.getf("particleRadius"));
-    return tbb::parallel_reduce(
-        tbb::blocked_range<size_t>(0, st.size(), 8192), size_t(0),
-        [&](const tbb::blocked_range<size_t>& r, size_t n) {
-            for (size_t i = r.begin(); i < r.end(); ++i)
-                n += box.contains(st.positions[i]) ? 0 : 1;
-            return n;
-        },
-        std::plus<size_t>());
+    return impl_->escapedTotal;
 }
 
 FrameSnapshotPtr Simulation::snapshot() const {
     Impl& s = *impl_; // the surface cache is rebuilt lazily
+    s.applyForced();  // first: it re-sorts the particles (neighbour-list refresh)
     auto snap = std::make_shared<FrameSnapshot>();
     const FluidState& st = s.solver->state();
     snap->step = s.steps;
@@ -332,26 +420,44 @@ FrameSnapshotPtr Simulation::snapshot() const {
                    {"iterations", double(s.last.iterations)},
                    {"maxDensityError", s.last.maxDensityError},
                    {"time", s.solver->time()}};
-    // --- surface ---
-    if (s.updateSurface()) {
-        const SurfaceResult& r = s.surface.result();
+    // --- surface: the latest finished frame's (flags mapped to the current order by particle id) ---
+    if (const FrameSurfacePtr fs = s.params.getb("surfaceEnabled") ? s.current() : nullptr) {
+        const SurfaceResult& r = fs->result;
         const SurfaceStats& t = r.stats;
-        snap->lambda = r.lambda;
-        snap->surfaceFlag = r.surfaceFlag;
+        s.surfaceError = fs->error;
+        snap->surfaceTime = fs->time;
+        snap->surfaceStep = fs->step;
+        if (!fs->flagById.empty()) {
+            snap->lambda.resize(st.size());
+            snap->surfaceFlag.resize(st.size());
+            const uint32_t* ids = st.ids.data();
+            const size_t known = fs->flagById.size();
+            for (size_t i = 0; i < st.size(); ++i) {
+                const uint32_t id = ids[i];
+                snap->surfaceFlag[i] = id < known ? fs->flagById[id] : 0;
+                snap->lambda[i] = id < known ? fs->lambdaById[id] : 1.0f;
+            }
+        }
         snap->surfaceMesh = r.mesh;
         snap->octreeNodes.reserve(r.leaves.size());
         for (const OctreeLeaf& leaf : r.leaves)
             snap->octreeNodes.push_back({leaf.min, leaf.edge, leaf.depth, NodeClass(uint8_t(leaf.cls))});
         const std::string method = s.params.choice("surfaceMethod");
         snap->stats.insert(snap->stats.end(),
-                           {{"#FPsurface", double(t.surfaceParticles)},
+                           {{"surface time", fs->time},
+                            {"#FPsurface", double(t.surfaceParticles)},
                             {"#Cube(" + method + ")", double(t.cubes)},
                             {"#Cube(uniform)", double(t.cubesUniform)},
                             {"#Cube(narrow)", double(t.cubesNarrow)},
                             {"#Cube(sparse)", double(t.cubesSparse)},
                             {"#Triangles", double(t.triangles)},
-                            {"Tode ms", t.tDetectMs + t.tOctreeMs + t.tDistanceMs},
+                            {"Tode ms", fs->odeMs()},
+                            {"Tdetect ms", fs->detectMs + t.tDetectMs},
                             {"Tmc ms", t.tMcMs},
+                            {"Tsurface ms", fs->totalMs()},
+                            {"Tps frame ms", s.lastFramePhysicsMs},
+                            {"surface share %", s.lastFramePhysicsMs > 0.0 ? 100.0 * fs->totalMs() / s.lastFramePhysicsMs
+                                                                          : 0.0},
                             {"surface MiB", double(t.peakBytes) / (1024.0 * 1024.0)}});
     }
     // --- surface end ---
@@ -360,11 +466,49 @@ FrameSnapshotPtr Simulation::snapshot() const {
 
 // --- surface ---
 const SurfaceResult* Simulation::surface() {
-    return impl_->updateSurface() ? &impl_->surface.result() : nullptr;
+    Impl& s = *impl_;
+    if (!s.params.getb("surfaceEnabled"))
+        return nullptr;
+    s.applyForced();
+    FrameSurfacePtr f = s.current();
+    if (!f || f->step != s.steps) {
+        s.stage.wait(); // a pipelined build of this very state may be in progress
+        f = s.current();
+    }
+    if (!f || f->step != s.steps) {
+        s.stage.cancelQueued();
+        ++s.builds;
+        f = s.stage.build(s.makeJob());
+    }
+    s.held = f;
+    s.surfaceError = f->error;
+    return f->error.empty() ? &f->result : nullptr;
+}
+
+FrameSurfacePtr Simulation::frameSurface() const {
+    return impl_->params.getb("surfaceEnabled") ? impl_->current() : nullptr;
+}
+
+void Simulation::setSurfacePipelined(bool pipelined) {
+    impl_->pipelined = pipelined;
+    if (!pipelined)
+        impl_->stage.wait();
+}
+
+bool Simulation::surfacePipelined() const {
+    return impl_->pipelined;
+}
+
+uint64_t Simulation::surfaceBuilds() const {
+    return impl_->builds;
+}
+
+void Simulation::waitForSurface() {
+    impl_->stage.wait();
 }
 
 void Simulation::reconstructNow() {
-    impl_->surfaceDirty = true;
+    impl_->invalidateSurface();
 }
 
 void Simulation::exportMesh(const std::string& path) {

@@ -5,6 +5,7 @@
 #include "common/Parameters.h"
 #include "sim/FrameSnapshot.h"
 #include "sim/SimulationBodies.h"
+#include "sim/SurfaceStage.h"
 
 #include <memory>
 #include <optional>
@@ -34,6 +35,7 @@ struct StepStats {
     double physicsMs = 0.0;       ///< wall time of the solver step
     bool converged = true;        ///< density error <= eta within maxIterations
     size_t contained = 0;         ///< particles the container safety net put back (normally 0)
+    size_t escaped = 0;           ///< of those, particles found beyond the walls' outer face
 };
 
 /// Aggregate of the steps of the latest advanceFrame() call.
@@ -45,6 +47,7 @@ struct FrameStats {
     double meanPhysicsMs = 0.0;   ///< wall time per step
     bool converged = true;        ///< every step met eta within maxIterations
     size_t contained = 0;         ///< safety-net corrections summed over the frame's steps
+    size_t escaped = 0;           ///< escapes through the walls summed over the frame's steps
 };
 
 class Simulation {
@@ -68,7 +71,16 @@ public:
     const StepStats& step();
     /// Steps until the simulated time reaches the next multiple of frameDuration (the last
     /// steps are evened out to land on it); returns steps taken. Statistics in lastFrame().
+    /// The frame's surface is then started (see frameSurface()).
     int advanceFrame(double frameDuration);
+    /// One step of the live loop: like step(), but the steps land exactly on the frames of the
+    /// scene (1 / fps of simulated time, the last steps of a frame evened out); after the step
+    /// that ends a frame the frame's surface is started. Returns the step's statistics.
+    const StepStats& frameStep();
+    /// True when the latest step ended a frame (frameStep / advanceFrame).
+    bool frameEnded() const;
+    /// Simulated seconds per frame (1 / scene fps).
+    double frameDuration() const;
     const FrameStats& lastFrame() const;
 
     /// Sets a parameter (validated; throws ParameterError). Parameters that need a reset trigger
@@ -84,9 +96,11 @@ public:
     size_t boundaryParticleCount() const;
     Aabb domain() const;
 
-    /// Count of non-finite positions/velocities, and of particles outside the domain (the
-    /// container box; a centre may overlap its wall plane by up to r/2).
+    /// Count of non-finite positions/velocities now.
     size_t nonFiniteCount() const;
+    /// Escapes since the last reset: particles the solver found beyond the outer face of the
+    /// container walls (wall plane + boundaryLayers * 2r), counted before the safety net put them
+    /// back. (After the net every particle is inside, so a count taken afterwards proves nothing.)
     size_t escapedCount() const;
 
     /// A fresh immutable snapshot of the current state (copies arrays).
@@ -97,10 +111,25 @@ public:
 
     // --- surface ---
     /// The surface of the current particles (octree of Shao et al. 2016, or the baseline chosen by
-    /// "surfaceMethod"), rebuilt lazily when the particles or a Surface parameter changed since the
-    /// last call; nullptr when "surfaceEnabled" is off. snapshot() calls it too.
+    /// "surfaceMethod"), built now unless the latest frame surface is of this very state and of
+    /// the current settings; nullptr when "surfaceEnabled" is off. lambda / surfaceFlag are in
+    /// the current particle order.
     const SurfaceResult* surface();
-    /// Forces the next surface()/snapshot() to rebuild (after a lambdaMin / L edit while paused).
+    /// The surface of the latest finished frame (built once per frame by frameStep/advanceFrame,
+    /// or at once after a Surface parameter edit / reconstructNow / reset); nullptr when none is
+    /// ready or the surface is off. snapshot() shows this one, never one of older settings.
+    FrameSurfacePtr frameSurface() const;
+    /// Pipelined: a frame's surface is built on a thread of its own beside the next frame's
+    /// physics (one frame of latency, the physics never waits); serial (default): at the end of
+    /// the frame, before the next step.
+    void setSurfacePipelined(bool pipelined);
+    bool surfacePipelined() const;
+    /// Surface builds started since construction (frames, edits, reconstructNow).
+    uint64_t surfaceBuilds() const;
+    /// Waits for a pipelined surface in progress (tests, benchmarks, exports).
+    void waitForSurface();
+    /// Forces the next snapshot()/surface() to rebuild from the current state at once (after a
+    /// lambdaMin / L edit while paused); a surface of older settings is never shown again.
     void reconstructNow();
     /// Writes the current surface mesh as OBJ or binary PLY (by extension); throws when the
     /// surface is off or the file cannot be written.

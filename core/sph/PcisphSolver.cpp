@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
 
 namespace octo {
 
@@ -219,6 +220,14 @@ void PcisphSolver::buildNeighborLists() {
             boundaryCount_[i] = uint32_t(blk.boundary.size()) - boundaryBegin_[i];
         }
     });
+}
+
+void PcisphSolver::refreshNeighborLists() {
+    if (state_.size() == 0)
+        return;
+    boundary_.update(); // the boundary lists index its sorted arrays; update() is a no-op when clean
+    sortParticles();
+    buildNeighborLists();
 }
 
 size_t PcisphSolver::fluidNeighborCount() const {
@@ -494,20 +503,23 @@ void PcisphSolver::accumulateBoundaryPressureReaction(int cur) {
     });
 }
 
-size_t PcisphSolver::containParticles() {
+std::pair<size_t, size_t> PcisphSolver::containParticles() {
     // Safety net, not physics: a lone particle (p = 0 after clamping) that reaches a wall only
     // feels the boundary once its density exceeds rho0, and a fast one can slip between boundary
     // particles. Particles outside the container box are put back on its face and lose their
-    // outward velocity. StepResult::contained counts them (normally 0).
+    // outward velocity. StepResult::contained counts them (normally 0); StepResult::escaped counts
+    // those that had already crossed the walls' outer face, before the net moved them.
     const Aabb box = config_.containment;
-    std::atomic<size_t> count{0};
+    const Aabb escape = config_.escape.empty() ? box : config_.escape;
+    std::atomic<size_t> count{0}, escapedCount{0};
     tbb::parallel_for(tbb::blocked_range<size_t>(0, state_.size(), 4096),
                       [&](const tbb::blocked_range<size_t>& r) {
-                          size_t local = 0;
+                          size_t local = 0, localEscaped = 0;
                           for (size_t i = r.begin(); i < r.end(); ++i) {
                               Vec3f& x = state_.positions[i];
                               if (box.contains(x))
                                   continue;
+                              localEscaped += escape.contains(x) ? 0 : 1;
                               Vec3f& v = state_.velocities[i];
                               for (int a = 0; a < 3; ++a) {
                                   if (x[a] < box.min[a]) {
@@ -521,8 +533,9 @@ size_t PcisphSolver::containParticles() {
                               ++local;
                           }
                           count.fetch_add(local, std::memory_order_relaxed);
+                          escapedCount.fetch_add(localEscaped, std::memory_order_relaxed);
                       });
-    return count.load();
+    return {count.load(), escapedCount.load()};
 }
 
 const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
@@ -612,7 +625,7 @@ const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
         maxAccel_ = maxAccelCandidate_;
         time_ += dt;
         if (!config_.containment.empty())
-            res.contained = containParticles();
+            std::tie(res.contained, res.escaped) = containParticles();
     }
     res.msPressure = msSince(t2) - res.msNonPressure;
     res.msTotal = msSince(t0);

@@ -29,6 +29,7 @@
 #include "sph/SurfaceTension_Akinci2013.h"
 
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace octo {
@@ -52,6 +53,7 @@ public:
         Vec3f gravity = Vec3f(0.0f, -9.81f, 0.0f);
         Aabb domain;      // region of the neighbour grid (particles outside still work)
         Aabb containment; // if not empty: particles leaving it are put back (safety net)
+        Aabb escape;      // outer face of the walls: a particle beyond it escaped (counted before the net acts)
     };
 
     /// What one step did; times in milliseconds of wall clock.
@@ -63,6 +65,7 @@ public:
         bool finite = true;   // false: the step produced NaN/Inf and was not committed
         int restarts = 0;     // times the step was redone with a smaller dt
         size_t contained = 0; // particles put back into the containment box
+        size_t escaped = 0;   // of those, particles that were beyond Config::escape (through the walls)
         double msNeighbors = 0.0, msNonPressure = 0.0, msPressure = 0.0, msTotal = 0.0;
     };
 
@@ -94,6 +97,15 @@ public:
     size_t fluidNeighborCount() const;    // entries in the cached fluid lists of the last step
     size_t boundaryNeighborCount() const; // entries in the cached boundary lists of the last step
 
+    /// Sorts the particles and rebuilds the cached neighbour lists for the current positions
+    /// (the state does not change otherwise), so surface detection can reuse them at the end of a
+    /// frame (sim/SolverSurfaceDetection) instead of building its own grid and density pass.
+    void refreshNeighborLists();
+    /// Particle i's cached fluid neighbours (j != i, |x_ij| < h) from the latest list build.
+    std::span<const uint32_t> fluidNeighbors(uint32_t i) const {
+        return {blocks_[i / kBlock].fluid.data() + fluidBegin_[i], fluidCount_[i]};
+    }
+
 private:
     struct NeighborBlock {
         std::vector<uint32_t> fluid, boundary;
@@ -105,7 +117,8 @@ private:
     float predictDensityAndPressure(float dt, int cur);
     void computePressureForce(float dt, int cur);
     void accumulateBoundaryPressureReaction(int cur);
-    size_t containParticles();
+    /// Puts leaked particles back; returns (contained, escaped) counted before the net acted.
+    std::pair<size_t, size_t> containParticles();
     template <class F> void forBlocks(F&& f) const;
 
     Config config_;

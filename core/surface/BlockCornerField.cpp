@@ -14,6 +14,7 @@ namespace {
 constexpr uint64_t kX0 = 0x0101010101010101ull; // cells with x == 0
 constexpr uint64_t kX7 = 0x8080808080808080ull; // x == 7
 constexpr uint64_t kY7 = 0xFF00000000000000ull; // y == 7
+constexpr float kMinT = 1e-3f;                    // crossings stay this far (in cells) from corners
 
 inline void atomicOr(uint64_t& word, uint64_t bits) {
     if (bits)
@@ -145,16 +146,18 @@ void BlockCornerField::marchingCubes(TriangleMesh& mesh, bool computeNormals) {
     edgeMask_.assign(nb, {});
     edgePrefix_.resize(nb);
     triCount_.assign(nb, 0);
+    extraCount_.assign(nb, 0);
     vertexBase_.resize(nb + 1);
     triBase_.resize(nb + 1);
 
-    auto cubeIndex = [&](size_t b, int x, int y, int z) {
+    // Case index and corner values of cell (x, y, z) of block b.
+    auto cubeIndex = [&](size_t b, int x, int y, int z, float* v) {
         int ci = 0;
         for (int c = 0; c < 8; ++c) {
             int off, idx;
             owner(x + (c & 1), y + ((c >> 1) & 1), z + (c >> 2), off, idx);
-            const float v = phi_[size_t(nbr_[b][off]) * 512 + size_t(idx)];
-            ci |= int(v < 0.0f) << c;
+            v[c] = phi_[size_t(nbr_[b][off]) * 512 + size_t(idx)];
+            ci |= int(v[c] < 0.0f) << c;
         }
         return ci;
     };
@@ -169,12 +172,15 @@ void BlockCornerField::marchingCubes(TriangleMesh& mesh, bool computeNormals) {
     // Pass 1: crossing edges of active cells, marked in the block owning the edge's lower corner.
     tbb::parallel_for(tbb::blocked_range<size_t>(0, nb, 4), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t b = r.begin(); b < r.end(); ++b) {
-            uint32_t tris = 0;
+            uint32_t tris = 0, extras = 0;
             forEachCell(b, [&](int x, int y, int z) {
-                const int ci = cubeIndex(b, x, y, z);
+                float v[8];
+                const int ci = cubeIndex(b, x, y, z, v);
                 if (ci == 0 || ci == 255)
                     return;
-                tris += table.triangleCount[size_t(ci)];
+                const MarchingCubesTable::Entry& entry = table.entry(ci, v);
+                tris += entry.triangleCount;
+                extras += entry.extraCount;
                 for (uint32_t em = table.edgeMask[size_t(ci)]; em; em &= em - 1) {
                     const int e = std::countr_zero(em);
                     const int c = table.edgeCorner(e);
@@ -185,6 +191,7 @@ void BlockCornerField::marchingCubes(TriangleMesh& mesh, bool computeNormals) {
                 }
             });
             triCount_[b] = tris;
+            extraCount_[b] = extras;
         }
     });
     // Pass 2: vertex and triangle numbering (block order, then edge order).
@@ -195,7 +202,7 @@ void BlockCornerField::marchingCubes(TriangleMesh& mesh, bool computeNormals) {
             edgePrefix_[b][w] = s;
             s += uint32_t(std::popcount(edgeMask_[b][w]));
         }
-        vertexBase_[b + 1] = vertexBase_[b] + s;
+        vertexBase_[b + 1] = vertexBase_[b] + s + extraCount_[b];
         triBase_[b + 1] = triBase_[b] + triCount_[b];
     }
     mesh.vertices.resize(vertexBase_[nb]);
@@ -204,6 +211,19 @@ void BlockCornerField::marchingCubes(TriangleMesh& mesh, bool computeNormals) {
         const auto w = size_t(bit >> 6);
         const uint64_t below = edgeMask_[b][w] & ((1ull << (bit & 63)) - 1ull);
         return vertexBase_[b] + edgePrefix_[b][w] + uint32_t(std::popcount(below));
+    };
+    // Crossing point on edge e of cell (x, y, z) at block origin g0, from the cell's corner values.
+    // t is kept off the corners so that a corner with phi = 0 exactly (outside) does not put
+    // several vertices at one point.
+    auto crossing = [&](const Vec3i& g0, int x, int y, int z, const float* v, int e) {
+        const int c = table.edgeCorner(e), axis = table.edgeAxis(e);
+        const float p0 = v[c], p1 = v[c | (1 << axis)];
+        const float t = std::clamp(p0 / (p0 - p1), kMinT, 1.0f - kMinT);
+        const int l[3] = {x + (c & 1), y + ((c >> 1) & 1), z + (c >> 2)};
+        Vec3f p;
+        for (int a = 0; a < 3; ++a)
+            p[a] = lattice_.origin[a] + (float(g0[a] + l[a]) + (a == axis ? t : 0.0f)) * lattice_.cell;
+        return p;
     };
     // Pass 3: vertex positions by linear interpolation, then the triangles.
     tbb::parallel_for(tbb::blocked_range<size_t>(0, nb, 4), [&](const tbb::blocked_range<size_t>& r) {
@@ -221,7 +241,7 @@ void BlockCornerField::marchingCubes(TriangleMesh& mesh, bool computeNormals) {
                     owner(l[0], l[1], l[2], off, idx1);
                     const float p1 = phi_[size_t(nbr_[b][off]) * 512 + size_t(idx1)];
                     l[axis] -= 1;
-                    const float t = p0 / (p0 - p1);
+                    const float t = std::clamp(p0 / (p0 - p1), kMinT, 1.0f - kMinT);
                     Vec3f p;
                     for (int a = 0; a < 3; ++a)
                         p[a] = lattice_.origin[a] +
@@ -230,14 +250,28 @@ void BlockCornerField::marchingCubes(TriangleMesh& mesh, bool computeNormals) {
                 }
             uint32_t t = triBase_[b];
             forEachCell(b, [&](int x, int y, int z) {
-                const int ci = cubeIndex(b, x, y, z);
+                float cv[8];
+                const int ci = cubeIndex(b, x, y, z, cv);
                 if (ci == 0 || ci == 255)
                     return;
-                const auto& tri = table.triangles[size_t(ci)];
+                const MarchingCubesTable::Entry& entry = table.entry(ci, cv);
+                const uint32_t extra0 = v;
+                for (int k = 0; k < entry.extraCount; ++k) { // loop centres: mean of the loop's crossings
+                    Vec3f sum = Vec3f::Zero();
+                    int cnt = 0;
+                    for (uint32_t em = entry.extraLoops[size_t(k)]; em; em &= em - 1, ++cnt)
+                        sum += crossing(g0, x, y, z, cv, std::countr_zero(em));
+                    mesh.vertices[v++] = sum / float(cnt);
+                }
+                const auto& tri = entry.triangles;
                 for (int k = 0; tri[size_t(k)] >= 0; k += 3) {
                     std::array<uint32_t, 3> ids;
                     for (int q = 0; q < 3; ++q) {
                         const int e = tri[size_t(k + q)];
+                        if (e >= 12) {
+                            ids[size_t(q)] = extra0 + uint32_t(e - 12);
+                            continue;
+                        }
                         const int c = table.edgeCorner(e);
                         int off, idx;
                         owner(x + (c & 1), y + ((c >> 1) & 1), z + (c >> 2), off, idx);
@@ -274,7 +308,7 @@ size_t BlockCornerField::bytes() const {
            cornerMask_.capacity() * sizeof(BlockMask) + nbr_.capacity() * sizeof(nbr_[0]) +
            phi_.capacity() * sizeof(float) + edgeMask_.capacity() * sizeof(edgeMask_[0]) +
            edgePrefix_.capacity() * sizeof(edgePrefix_[0]) +
-           (vertexBase_.capacity() + triBase_.capacity() + triCount_.capacity()) * sizeof(uint32_t) +
+           (vertexBase_.capacity() + triBase_.capacity() + triCount_.capacity() + extraCount_.capacity()) * sizeof(uint32_t) +
            scratchKeys_.capacity() * sizeof(uint64_t) + scratchBlocks_.capacity() * sizeof(CellBlock);
 }
 

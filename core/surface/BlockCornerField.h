@@ -58,8 +58,11 @@ public:
     /// be given instead to batch a block's neighbour search; see evaluateBlocks.
     void evaluate(
         const std::function<void(const Vec3i& blockOrigin, const BlockMask& corners, float* phi)>& evalBlock);
-    /// Welded marching cubes over the active cells. Vertices ordered by (block key, edge), so two
-    /// methods producing the same crossing edges produce identical vertex arrays.
+    /// Welded marching cubes over the active cells. Vertices ordered by (block key, edge), then the
+    /// block's loop-centre vertices in cell order, so two methods producing the same crossing
+    /// edges produce identical vertex arrays. Every active cell is a lattice cell (the octree's
+    /// surface leaves are all at the finest level), so there are no T-junctions or transition
+    /// faces: each face is shared by at most two cells, which read the same four stored corners.
     void marchingCubes(TriangleMesh& mesh, bool computeNormals);
 
     uint64_t activeCells() const { return activeCells_; }
@@ -79,7 +82,7 @@ private:
     std::vector<float> phi_;                         // 512 per block
     std::vector<std::array<uint64_t, 24>> edgeMask_; // bit = corner * 3 + axis
     std::vector<std::array<uint32_t, 24>> edgePrefix_;
-    std::vector<uint32_t> vertexBase_, triBase_, triCount_;
+    std::vector<uint32_t> vertexBase_, triBase_, triCount_, extraCount_;
     std::vector<uint64_t> scratchKeys_;
     std::vector<CellBlock> scratchBlocks_;
     uint64_t activeCells_ = 0, corners_ = 0;

@@ -1,8 +1,14 @@
 #include "surface/SurfaceDetection_Marrone2010.h"
 
-#include <Eigen/Eigenvalues>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -12,20 +18,31 @@ namespace octo {
 namespace {
 
 // Candidates of one grid cell's particles (the 27 cells around it) in structure-of-arrays form,
-// so the inner sums run as Eigen array expressions (SIMD, including the square roots). Kept per
-// thread between calls: no allocation in steady state.
+// so the inner sums run as Eigen array expressions (SIMD, including the square roots).
 struct Candidates {
     std::vector<float> x, y, z, v;
     Eigen::ArrayXf dx, dy, dz, s, nv; // per particle: its neighbours within h (compacted)
-    std::vector<uint32_t> idx;
-    void clear() {
-        x.clear();
-        y.clear();
-        z.clear();
-        v.clear();
+    size_t bytes() const {
+        return (x.capacity() + y.capacity() + z.capacity() + v.capacity()) * sizeof(float) +
+               size_t(dx.size() + dy.size() + dz.size() + s.size() + nv.size()) * sizeof(float);
     }
 };
-thread_local Candidates tlCandidates;
+} // namespace
+
+struct SurfaceDetection_Marrone2010::Workspace::Impl {
+    tbb::enumerable_thread_specific<Candidates> candidates;
+};
+
+SurfaceDetection_Marrone2010::Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+SurfaceDetection_Marrone2010::Workspace::~Workspace() = default;
+size_t SurfaceDetection_Marrone2010::Workspace::bytes() const {
+    size_t b = 0;
+    for (const Candidates& c : impl_->candidates)
+        b += c.bytes();
+    return b;
+}
+
+namespace {
 
 template <class PerCell> void forEachOccupiedCell(const NeighborGrid& grid, PerCell&& perCell) {
     tbb::parallel_for(tbb::blocked_range<uint32_t>(0, uint32_t(grid.cellCount()), 256),
@@ -66,46 +83,69 @@ void gather(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const
     }
 }
 
-// Compacts the candidates within h of (xi, yi, zi) into c.dx/dy/dz (x_i - x_j) and c.nv (value);
-// returns their count. The distances are computed vectorised, the index compaction is
-// branch-free, so the ~85 % of candidates outside the support cost little.
+// Compacts the candidates within h of (xi, yi, zi) into c.dx/dy/dz (x_i - x_j) and c.nv (value),
+// in candidate order; returns their count. 64 candidates at a time: a SIMD distance test gives a
+// bit mask, and only the set bits (~15 % of the candidates) are copied.
 Eigen::Index neighbours(Candidates& c, float xi, float yi, float zi, float h2) {
-    const Eigen::Index m = Eigen::Index(c.x.size());
-    using Map = Eigen::Map<const Eigen::ArrayXf>;
-    auto r2 = c.s.head(m);
-    r2 = (xi - Map(c.x.data(), m)).square() + (yi - Map(c.y.data(), m)).square() +
-         (zi - Map(c.z.data(), m)).square();
-    if (c.idx.size() < size_t(m))
-        c.idx.resize(size_t(m));
-    uint32_t* idx = c.idx.data();
-    const float* r = r2.data();
-    Eigen::Index k = 0;
-    for (Eigen::Index j = 0; j < m; ++j) {
-        idx[k] = uint32_t(j);
-        k += r[j] < h2 ? 1 : 0;
-    }
+    const size_t m = c.x.size();
     const float *x = c.x.data(), *y = c.y.data(), *z = c.z.data(), *v = c.v.data();
     float *dx = c.dx.data(), *dy = c.dy.data(), *dz = c.dz.data(), *nv = c.nv.data();
-    for (Eigen::Index q = 0; q < k; ++q) {
-        const uint32_t j = idx[q];
-        dx[q] = xi - x[j];
-        dy[q] = yi - y[j];
-        dz[q] = zi - z[j];
-        nv[q] = v[j];
+    Eigen::Index k = 0;
+    for (size_t j0 = 0; j0 < m; j0 += 64) {
+        const size_t len = std::min<size_t>(64, m - j0);
+        uint64_t bits = 0;
+        size_t j = 0;
+#if defined(__SSE2__)
+        const __m128 xv = _mm_set1_ps(xi), yv = _mm_set1_ps(yi), zv = _mm_set1_ps(zi), hv = _mm_set1_ps(h2);
+        for (; j + 4 <= len; j += 4) {
+            const __m128 ex = _mm_sub_ps(xv, _mm_loadu_ps(x + j0 + j));
+            const __m128 ey = _mm_sub_ps(yv, _mm_loadu_ps(y + j0 + j));
+            const __m128 ez = _mm_sub_ps(zv, _mm_loadu_ps(z + j0 + j));
+            const __m128 r2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex, ex), _mm_mul_ps(ey, ey)), _mm_mul_ps(ez, ez));
+            bits |= uint64_t(unsigned(_mm_movemask_ps(_mm_cmplt_ps(r2, hv)))) << j;
+        }
+#endif
+        for (; j < len; ++j) {
+            const float ex = xi - x[j0 + j], ey = yi - y[j0 + j], ez = zi - z[j0 + j];
+            bits |= uint64_t((ex * ex + ey * ey) + ez * ez < h2) << j;
+        }
+        for (; bits; bits &= bits - 1) {
+            const size_t jj = j0 + size_t(std::countr_zero(bits));
+            dx[k] = xi - x[jj];
+            dy[k] = yi - y[jj];
+            dz[k] = zi - z[jj];
+            nv[k] = v[jj];
+            ++k;
+        }
     }
     return k;
 }
 } // namespace
 
+void SurfaceDetection_Marrone2010::computeDensities(const NeighborGrid& grid, std::span<const Vec3f> xs,
+                                                    const CubicSplineKernel& kernel, float mass,
+                                                    std::span<float> rho) {
+    Workspace ws;
+    computeDensities(grid, xs, kernel, mass, rho, ws);
+}
+
+void SurfaceDetection_Marrone2010::computeLambda(const NeighborGrid& grid, std::span<const Vec3f> xs,
+                                                 std::span<const float> rho, const CubicSplineKernel& kernel,
+                                                 float mass, std::span<float> lambda) {
+    Workspace ws;
+    computeLambda(grid, xs, rho, kernel, mass, lambda, ws);
+}
+
 // The cubic spline in branch-free form: W = k (2 max(0, 1-q)^3 - 8 max(0, 1/2-q)^3), which equals
 // k (6q^3 - 6q^2 + 1) for q <= 1/2 and 2k (1-q)^3 for 1/2 < q <= 1 (same as CubicSplineKernel).
 void SurfaceDetection_Marrone2010::computeDensities(const NeighborGrid& grid, std::span<const Vec3f> xs,
                                                     const CubicSplineKernel& kernel, float mass,
-                                                    std::span<float> rho) {
+                                                    std::span<float> rho, Workspace& workspace) {
     const float h = kernel.supportRadius(), invH = 1.0f / h;
     const float k = 8.0f / (std::numbers::pi_v<float> * h * h * h);
+    auto& tls = workspace.impl().candidates;
     forEachOccupiedCell(grid, [&](uint32_t b, uint32_t e) {
-        Candidates& c = tlCandidates;
+        Candidates& c = tls.local();
         gather(grid, xs, {}, xs[b], h, c);
         for (uint32_t i = b; i < e; ++i) {
             const Eigen::Index n = neighbours(c, xs[i].x(), xs[i].y(), xs[i].z(), h * h);
@@ -119,11 +159,12 @@ void SurfaceDetection_Marrone2010::computeDensities(const NeighborGrid& grid, st
 
 void SurfaceDetection_Marrone2010::computeLambda(const NeighborGrid& grid, std::span<const Vec3f> xs,
                                                  std::span<const float> rho, const CubicSplineKernel& kernel,
-                                                 float mass, std::span<float> lambda) {
+                                                 float mass, std::span<float> lambda, Workspace& workspace) {
     const float h = kernel.supportRadius(), invH = 1.0f / h;
     const float k = 8.0f / (std::numbers::pi_v<float> * h * h * h);
+    auto& tls = workspace.impl().candidates;
     forEachOccupiedCell(grid, [&](uint32_t b, uint32_t e) {
-        Candidates& c = tlCandidates;
+        Candidates& c = tls.local();
         gather(grid, xs, rho, xs[b], h, c);
         for (float& v : c.v)
             v = v > 0.0f ? mass / v : 0.0f; // V_j = m / rho_j
@@ -151,11 +192,27 @@ void SurfaceDetection_Marrone2010::computeLambda(const NeighborGrid& grid, std::
     });
 }
 
+// Roots of the characteristic cubic of a symmetric 3x3 matrix A (Smith 1961): with q = tr A / 3
+// and p = sqrt(tr((A - qI)^2) / 6), B = (A - qI) / p has eigenvalues 2 cos(phi + 2 pi k / 3),
+// phi = acos(det B / 2) / 3; the smallest is k = 1. Two transcendental calls instead of the
+// general solver's atan2, sin, cos and rescaling.
 float SurfaceDetection_Marrone2010::smallestEigenvalue(const Mat3f& m) {
-    const Mat3d s = 0.5 * (m + m.transpose()).cast<double>();
-    Eigen::SelfAdjointEigenSolver<Mat3d> es;
-    es.computeDirect(s, Eigen::EigenvaluesOnly);
-    return float(es.eigenvalues()[0]);
+    const double a = m(0, 0), b = m(1, 1), c = m(2, 2);
+    const double d = 0.5 * (double(m(0, 1)) + double(m(1, 0)));
+    const double e = 0.5 * (double(m(0, 2)) + double(m(2, 0)));
+    const double f = 0.5 * (double(m(1, 2)) + double(m(2, 1)));
+    const double off = d * d + e * e + f * f;
+    const double q = (a + b + c) / 3.0;
+    const double aq = a - q, bq = b - q, cq = c - q;
+    const double p2 = aq * aq + bq * bq + cq * cq + 2.0 * off;
+    if (!(p2 > 1e-30 * (q * q + 1e-300)))
+        return float(std::min({a, b, c})); // (nearly) a multiple of the identity
+    const double p = std::sqrt(p2 / 6.0), ip = 1.0 / p;
+    const double ba = aq * ip, bb = bq * ip, bc = cq * ip, bd = d * ip, be = e * ip, bf = f * ip;
+    const double det = ba * (bb * bc - bf * bf) - bd * (bd * bc - bf * be) + be * (bd * bf - bb * be);
+    const double r = std::clamp(0.5 * det, -1.0, 1.0);
+    const double phi = std::acos(r) / 3.0;
+    return float(q + 2.0 * p * std::cos(phi + 2.0 * std::numbers::pi / 3.0));
 }
 
 } // namespace octo

@@ -4,24 +4,55 @@
 // 229(10), 2010. L_i = -sum_j x_ij (x) gradW_ij V_j (the inverse of the renormalisation matrix);
 // its smallest eigenvalue lambda_i is ~1 inside, ~0.5 at a flat free surface and 0 for an isolated
 // particle. Shao et al. 2016 flag lambda_i <= lambdaMin = 0.75.
+//
+// Standalone path (particle files, no solver data): two passes over the grid's occupied cells,
+// densities then L. Each cell gathers its 27-cell candidates once per pass in structure-of-arrays
+// form; per particle the candidates within h are found with a SIMD distance test that yields a
+// bit mask (no per-candidate branch or store), and only those ~33 of ~216 are compacted for the
+// kernel sums. lambda_min comes from the closed-form (trigonometric) root of the characteristic
+// cubic in double precision.
 #include "common/Types.h"
 #include "sph/CubicSplineKernel.h"
 #include "sph/NeighborGrid.h"
 
+#include <memory>
 #include <span>
 
 namespace octo {
 
 class SurfaceDetection_Marrone2010 {
 public:
+    /// Per-thread scratch (tbb::enumerable_thread_specific), owned by the caller and reused between
+    /// calls: no allocation in steady state and nothing left behind on worker threads.
+    class Workspace {
+    public:
+        Workspace();
+        ~Workspace();
+        Workspace(const Workspace&) = delete;
+        Workspace& operator=(const Workspace&) = delete;
+        struct Impl;
+        Impl& impl() { return *impl_; }
+        size_t bytes() const;
+
+    private:
+        std::unique_ptr<Impl> impl_;
+    };
+
     /// rho_i = m sum_j W_ij (own contribution included), for inputs without solver densities.
     /// xs: positions in the grid's sorted order; the grid's cells must be >= the kernel support.
     static void computeDensities(const NeighborGrid& grid, std::span<const Vec3f> xs,
                                  const CubicSplineKernel& kernel, float mass, std::span<float> rho);
+    static void computeDensities(const NeighborGrid& grid, std::span<const Vec3f> xs,
+                                 const CubicSplineKernel& kernel, float mass, std::span<float> rho,
+                                 Workspace& workspace);
     /// lambda_i = smallest eigenvalue of L_i, with V_j = m / rho_j.
     static void computeLambda(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const float> rho,
                               const CubicSplineKernel& kernel, float mass, std::span<float> lambda);
-    /// Smallest eigenvalue of a symmetric 3x3 matrix (closed form, Eigen computeDirect in double).
+    static void computeLambda(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const float> rho,
+                              const CubicSplineKernel& kernel, float mass, std::span<float> lambda,
+                              Workspace& workspace);
+    /// Smallest eigenvalue of a symmetric 3x3 matrix (closed form in double; the symmetric part
+    /// is used).
     static float smallestEigenvalue(const Mat3f& m);
 };
 

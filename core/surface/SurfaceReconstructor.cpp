@@ -95,20 +95,27 @@ void SurfaceReconstructor::detect(std::span<const float> densities, Clock::time_
         lambda_.resize(n);
         const float mass = settings.restDensity * 8.0f * r * r * r;
         const CubicSplineKernel kernel(h);
-        if (densities.empty())
-            SurfaceDetection_Marrone2010::computeDensities(grid_, xs_, kernel, mass, rho_);
-        else
-            grid_.gather(densities, rho_);
-        SurfaceDetection_Marrone2010::computeLambda(grid_, xs_, rho_, kernel, mass, lambda_);
-        const auto order = grid_.order();
-        surfaceXs_.clear();
-        for (size_t k = 0; k < n; ++k) {
-            const bool surface = lambda_[k] <= settings.lambdaMin;
-            result_.lambda[order[k]] = lambda_[k];
-            result_.surfaceFlag[order[k]] = surface ? 1 : 0;
-            if (surface)
-                surfaceXs_.push_back(xs_[k]);
+        if (!givenLambda_.empty()) {
+            grid_.gather(givenLambda_, lambda_); // computed by the caller (solver neighbour lists)
+        } else {
+            if (densities.empty())
+                SurfaceDetection_Marrone2010::computeDensities(grid_, xs_, kernel, mass, rho_, detection_);
+            else
+                grid_.gather(densities, rho_);
+            SurfaceDetection_Marrone2010::computeLambda(grid_, xs_, rho_, kernel, mass, lambda_, detection_);
         }
+        const auto order = grid_.order();
+        const float lambdaMin = settings.lambdaMin;
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16384), [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t k = r.begin(); k < r.end(); ++k) {
+                result_.lambda[order[k]] = lambda_[k];
+                result_.surfaceFlag[order[k]] = lambda_[k] <= lambdaMin ? 1 : 0;
+            }
+        });
+        surfaceXs_.clear();
+        for (size_t k = 0; k < n; ++k)
+            if (lambda_[k] <= lambdaMin)
+                surfaceXs_.push_back(xs_[k]);
         st.surfaceParticles = surfaceXs_.size();
         st.tDetectMs = msSince(t0);
     }
@@ -120,13 +127,12 @@ void SurfaceReconstructor::evaluateCorners() {
     const float L = settings.effectiveLeafSize();
     const float R = settings.kernelRadiusFactor * r;
     const DistanceField_Solenthaler2007 field(r, R, settings.tLow, settings.tHigh);
-    static thread_local DistanceField_Solenthaler2007::Candidates candidates; // per worker thread, reused
     field_.evaluate([&](const Vec3i& g0, const BlockMask& corners, float* phi) {
         // Corners in groups of 2x2x2 share one candidate list (particles within R + half the
         // group's diagonal of its centre): about 2x fewer distance tests than a grid query per corner.
         const float halfDiag = 0.5f * std::sqrt(3.0f) * L;
         const float reach = R + halfDiag, reach2 = reach * reach;
-        DistanceField_Solenthaler2007::Candidates& cand = candidates;
+        DistanceField_Solenthaler2007::Candidates& cand = phiCandidates_.local();
         for (int gz = 0; gz < 8; gz += 2)
             for (int gy = 0; gy < 8; gy += 2) {
                 const uint64_t rows = (corners[size_t(gz)] | corners[size_t(gz + 1)]);
@@ -153,6 +159,18 @@ void SurfaceReconstructor::evaluateCorners() {
                 }
             }
     });
+}
+
+void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
+                                       const SurfaceSettings& settings, std::span<const float> lambda) {
+    if (lambda.size() != positions.size())
+        throw std::invalid_argument("surface reconstruction: lambda array size differs from the particle count");
+    struct Reset {
+        std::span<const float>& given;
+        ~Reset() { given = {}; }
+    } reset{givenLambda_};
+    givenLambda_ = lambda;
+    reconstruct(positions, densities, settings);
 }
 
 void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
@@ -290,9 +308,13 @@ uint64_t SurfaceReconstructor::workspaceBytes() const {
     const size_t gridBytes =
         (2 * grid_.cellCount() + 1) * sizeof(uint32_t) + 2 * grid_.pointCount() * sizeof(uint32_t);
     const auto& m = result_.mesh;
+    size_t phiBytes = 0;
+    for (const auto& c : phiCandidates_)
+        phiBytes += (c.x.capacity() + c.y.capacity() + c.z.capacity()) * sizeof(float) +
+                    size_t(c.dx.size() + c.dy.size() + c.dz.size() + c.w.size() + c.cg.size()) * sizeof(float);
     return gridBytes + xs_.capacity() * sizeof(Vec3f) +
            (rho_.capacity() + lambda_.capacity()) * sizeof(float) + surfaceXs_.capacity() * sizeof(Vec3f) +
-           octree_.bytes() + dense_.bytes() +
+           octree_.bytes() + dense_.bytes() + detection_.bytes() + phiBytes +
            (blocks_.capacity() + countBlocks_.capacity()) * sizeof(CellBlock) + field_.bytes() +
            result_.lambda.capacity() * sizeof(float) + result_.surfaceFlag.capacity() +
            result_.leaves.capacity() * sizeof(OctreeLeaf) +

@@ -11,9 +11,13 @@
 #include "common/Types.h"
 #include "sph/NeighborGrid.h"
 #include "surface/BlockCornerField.h"
+#include "surface/DistanceField_Solenthaler2007.h"
 #include "surface/GridBaselines.h"
 #include "surface/Octree_Shao2016.h"
+#include "surface/SurfaceDetection_Marrone2010.h"
 #include "surface/SurfaceSettings.h"
+
+#include <tbb/enumerable_thread_specific.h>
 
 #include <chrono>
 #include <span>
@@ -29,6 +33,10 @@ public:
     /// settings; std::length_error when a baseline's grid would be too large.
     void reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
                      const SurfaceSettings& settings);
+    /// Same with lambda_i already known (caller's order, e.g. from the solver's neighbour lists,
+    /// sim/SolverSurfaceDetection): detection only thresholds it.
+    void reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
+                     const SurfaceSettings& settings, std::span<const float> lambda);
     const SurfaceResult& result() const { return result_; }
     SurfaceResult& result() { return result_; }
 
@@ -45,6 +53,7 @@ private:
     uint64_t workspaceBytes() const;
 
     SurfaceSettings settings_;
+    std::span<const float> givenLambda_; // caller's lambda during reconstruct(..., lambda)
     NeighborGrid grid_;
     std::vector<Vec3f> xs_;           // sorted positions
     std::vector<float> rho_, lambda_; // sorted order
@@ -56,6 +65,10 @@ private:
     std::vector<CellBlock> blocks_, countBlocks_;
     BlockCornerField field_;
     SurfaceResult result_;
+    // Per-thread scratch, owned here (not thread_local: TBB workers outlive the object and
+    // LeakSanitizer reported the buffers they kept).
+    SurfaceDetection_Marrone2010::Workspace detection_;
+    tbb::enumerable_thread_specific<DistanceField_Solenthaler2007::Candidates> phiCandidates_;
 };
 
 } // namespace octo

@@ -1,6 +1,6 @@
 // octofluid-cli reconstruct: a particle file from "another simulator" (written here as binary PLY)
 // becomes a closed mesh; sequences give one mesh per frame; malformed input gives exit 1 and one
-// line on stderr. The binary comes from the OCTOFLUID_CLI environment variable (set by CTest).
+// line on stderr. The binary is the one CMake built (OCTO_CLI_PATH, a compile definition).
 #include "io/ParticleIo.h"
 
 #include <QFile>
@@ -8,6 +8,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QFileInfo>
 #include <QtTest>
 
 using namespace octo;
@@ -55,8 +56,8 @@ private:
 
 private slots:
     void initTestCase() {
-        cli_ = qEnvironmentVariable("OCTOFLUID_CLI");
-        if (cli_.isEmpty()) QSKIP("set OCTOFLUID_CLI to the octofluid-cli binary");
+        cli_ = QStringLiteral(OCTO_CLI_PATH);
+        QVERIFY2(QFileInfo(cli_).isExecutable(), qPrintable("octofluid-cli not found at " + cli_));
     }
 
     void singleFileGivesClosedMeshAndStats() {

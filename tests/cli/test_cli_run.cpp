@@ -1,10 +1,11 @@
 // octofluid-cli run / bench: exit codes, one line per frame, the stable --stats-json names.
-// The binary is found through the OCTOFLUID_CLI environment variable (set by CTest / .ci/run);
+// The binary is the one CMake built (OCTO_CLI_PATH, a compile definition);
 // without it the test is skipped.
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QFileInfo>
 #include <QtTest>
 
 class TestCliRun : public QObject {
@@ -29,9 +30,8 @@ private:
 
 private slots:
     void initTestCase() {
-        cli_ = qEnvironmentVariable("OCTOFLUID_CLI");
-        if (cli_.isEmpty())
-            QSKIP("set OCTOFLUID_CLI to the octofluid-cli binary");
+        cli_ = QStringLiteral(OCTO_CLI_PATH);
+        QVERIFY2(QFileInfo(cli_).isExecutable(), qPrintable("octofluid-cli not found at " + cli_));
     }
 
     void runPrintsOneLinePerFrameAndStatsJson() {

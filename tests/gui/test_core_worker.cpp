@@ -91,6 +91,48 @@ private slots:
         QVERIFY(previous > 0);
     }
 
+    void surfaceOncePerFrameAndRatesInEveryMode() {
+        // Issue 12: the worker publishes after steps, the surface is that of the latest finished
+        // frame (time on the 1/fps grid); steps/s and simulated time per wall second are measured
+        // in run-until mode (scripted capture) too; a λmin edit never shows a stale surface.
+        app::MainWindowOptions o;
+        o.scene = "dam-break";
+        o.persistSettings = false;
+        o.autoPlay = false;
+        o.overrides = {"particleRadius=0.02"}; // ~3.5k particles
+        app::MainWindow window(o);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.worker()->latestFrame(), 60000);
+        window.worker()->runUntilTime(0.2);
+        bool sawRates = false, sawOlderSurface = false;
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < 120000) {
+            const auto frame = window.worker()->latestFrame();
+            const FrameSnapshot& f = *frame->snapshot;
+            QVERIFY(f.surfaceTime >= 0.0 && f.surfaceTime <= f.time + 1e-9);
+            const double frames = f.surfaceTime * 60.0;
+            QVERIFY2(std::abs(frames - std::round(frames)) < 1e-4,
+                     qPrintable(QString("surface time %1 is not on a frame").arg(f.surfaceTime)));
+            sawOlderSurface = sawOlderSurface || f.surfaceTime < f.time - 1e-9;
+            sawRates = sawRates || (frame->stepsPerSecond > 0.0 && frame->realTimeFactor > 0.0);
+            if (!frame->playing && f.time >= 0.2 - 1e-9)
+                break;
+            QTest::qWait(5);
+        }
+        QVERIFY2(sawRates, "steps/s and x real time stayed 0 in run-until mode");
+        QVERIFY2(sawOlderSurface, "particles are published between frames with the frame's surface");
+        QVERIFY(window.worker()->latestFrame()->snapshot->time >= 0.2 - 1e-9);
+
+        window.worker()->setParameter("lambdaMin", 0.3);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            std::abs(window.worker()->latestFrame()->parameters.get("lambdaMin") - 0.3) < 1e-12, 30000);
+        const FrameSnapshot& f = *window.worker()->latestFrame()->snapshot;
+        QCOMPARE(f.surfaceFlag.size(), f.positions.size());
+        for (size_t i = 0; i < f.positions.size(); ++i)
+            QVERIFY2((f.lambda[i] <= 0.3f) == (f.surfaceFlag[i] != 0), "a surface of the old lambdaMin was shown");
+    }
+
     void screenshotPerScene() {
         // Artefacts to look at; scenes that do not exist yet are reported, not failed.
         int saved = 0;

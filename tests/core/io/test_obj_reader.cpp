@@ -76,10 +76,10 @@ private slots:
         }
     }
     void armadilloLoads() {
-        const TriangleMesh m = readObj(std::string(OCTO_SHARED_DIR) + "/data/armadillo.obj");
+        const TriangleMesh m = readObj(std::string(OCTO_MESH_DIR) + "/armadillo.obj");
         QCOMPARE(m.vertices.size(), size_t(26002));
         QCOMPARE(m.triangles.size(), size_t(52000));
-        const TriangleMesh low = readObj(std::string(OCTO_SHARED_DIR) + "/data/armadillo_lowpoly.obj");
+        const TriangleMesh low = readObj(std::string(OCTO_MESH_DIR) + "/armadillo_lowpoly.obj");
         QCOMPARE(low.vertices.size(), size_t(361));
         QCOMPARE(low.triangles.size(), size_t(718));
     }

@@ -44,7 +44,7 @@ private slots:
     void sphere() { checkSampling("sphere", makeIcosphereMesh(0.15f, 3), 0.02f); }
     void cylinder() { checkSampling("cylinder", makeCylinderMesh(0.1f, 0.2f, 48), 0.02f); }
     void armadilloLowpoly() {
-        TriangleMesh m = readObj(std::string(OCTO_SHARED_DIR) + "/data/armadillo_lowpoly.obj");
+        TriangleMesh m = readObj(std::string(OCTO_MESH_DIR) + "/armadillo_lowpoly.obj");
         validateSolidMesh(m, "armadillo_lowpoly");
         const Aabb b = meshBounds(m);
         qInfo("armadillo_lowpoly bbox %.3f x %.3f x %.3f", b.extent().x(), b.extent().y(), b.extent().z());
@@ -52,7 +52,7 @@ private slots:
     }
     void armadilloDense() {
         // 52k small triangles (edges shorter than r0): vertices thinned, holes filled.
-        TriangleMesh m = readObj(std::string(OCTO_SHARED_DIR) + "/data/armadillo.obj");
+        TriangleMesh m = readObj(std::string(OCTO_MESH_DIR) + "/armadillo.obj");
         checkSampling("armadillo", m, 0.02f);
     }
     void badSpacing() {
@@ -91,7 +91,7 @@ private slots:
             QVERIFY(p.norm() < r);
     }
     void armadilloInterior() {
-        const TriangleMesh m = readObj(std::string(OCTO_SHARED_DIR) + "/data/armadillo.obj");
+        const TriangleMesh m = readObj(std::string(OCTO_MESH_DIR) + "/armadillo.obj");
         const auto t0 = std::chrono::steady_clock::now();
         const auto pts = sampleInterior(m, 0.018f);
         const double ms =

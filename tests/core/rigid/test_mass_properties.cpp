@@ -170,7 +170,7 @@ private slots:
         QVERIFY((shape->meshOffset - Vec3f::Constant(0.25f)).norm() < 1e-6f);
     }
     void armadillo() {
-        TriangleMesh m = readObj(std::string(OCTO_SHARED_DIR) + "/data/armadillo.obj");
+        TriangleMesh m = readObj(std::string(OCTO_MESH_DIR) + "/armadillo.obj");
         validateSolidMesh(m, "armadillo");
         const MassProperties mp = computeMassProperties(m, 1000.0);
         const Aabb b = meshBounds(m);

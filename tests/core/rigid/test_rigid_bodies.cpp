@@ -72,7 +72,7 @@ private slots:
         RigidBodySystem sys;
         sys.setGravity(Vec3f::Zero());
         const int id = sys.addBody(RigidBody(
-            RigidShape::create(readObj(std::string(OCTO_SHARED_DIR) + "/data/armadillo_lowpoly.obj"), 0.05f,
+            RigidShape::create(readObj(std::string(OCTO_MESH_DIR) + "/armadillo_lowpoly.obj"), 0.05f,
                                "armadillo"),
             1000.0f));
         RigidBody& a = *sys.body(id);

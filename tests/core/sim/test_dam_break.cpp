@@ -51,7 +51,8 @@ private slots:
         QCOMPARE(sim.nonFiniteCount(), size_t(0));
         QCOMPARE(sim.escapedCount(), size_t(0));
         QVERIFY2(reachedAt > 0.0f && reachedAt < 1.5f, "the surge front must reach the far wall");
-        QVERIFY2(contained <= n / 100, qPrintable(QString("safety net used %1 times").arg(contained)));
+        // The walls alone hold the water: the safety net never fires in the default scene.
+        QVERIFY2(contained == 0, qPrintable(QString("safety net used %1 times").arg(contained)));
         QVERIFY(notConverged <= steps / 100);
     }
 };

@@ -1,6 +1,6 @@
 // Martin & Moyce (1952) collapse of a water column of width a and height 2a (quasi-2D: the
 // column spans the depth of a thin box): surge front Z = x/a against T = t sqrt(2g/a),
-// compared with /shared/validation/martin_moyce_n2_front.csv. Prints and records the RMS error.
+// compared with tests/data/validation/martin_moyce_n2_front.csv. Prints and records the RMS error.
 #include "scene/SceneLibrary.h"
 #include "sim/Simulation.h"
 #include "sph/PcisphSolver.h"
@@ -18,9 +18,9 @@ private slots:
     void surgeFrontMatchesExperiment() {
         std::vector<std::pair<double, double>> experiment; // (T, Z)
         {
-            std::ifstream in(std::string(OCTO_SHARED_DIR) + "/validation/martin_moyce_n2_front.csv");
-            if (!in)
-                QSKIP("validation data not found");
+            const std::string path = std::string(OCTO_TEST_DATA_DIR) + "/validation/martin_moyce_n2_front.csv";
+            std::ifstream in(path);
+            QVERIFY2(in.good(), ("cannot open validation data " + path).c_str());
             std::string line;
             while (std::getline(in, line)) {
                 if (line.empty() || line[0] == '#' || line[0] == 'T')

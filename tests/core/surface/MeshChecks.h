@@ -3,6 +3,8 @@
 #include "common/TriangleMesh.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -12,6 +14,7 @@ namespace octo::test {
 struct MeshTopology {
     bool closedManifold = false; ///< every edge in exactly two triangles, opposite directions
     bool duplicateVertices = false;
+    bool finite = true; ///< every vertex coordinate finite
     long euler = 0;
     size_t badEdges = 0;
     std::string problem;
@@ -41,6 +44,8 @@ inline MeshTopology checkTopology(const TriangleMesh& m) {
     }
     t.euler = long(m.vertices.size()) - long(undirected) + long(m.triangles.size());
     t.closedManifold = t.badEdges == 0 && !m.triangles.empty();
+    for (const Vec3f& p : m.vertices)
+        t.finite = t.finite && p.allFinite();
     // Welded: no two vertices at the same position.
     std::vector<Vec3f> v = m.vertices;
     std::sort(v.begin(), v.end(), [](const Vec3f& a, const Vec3f& b) {
@@ -50,13 +55,18 @@ inline MeshTopology checkTopology(const TriangleMesh& m) {
     return t;
 }
 
-/// Largest distance between corresponding vertices, or -1 when the counts differ.
+/// Largest distance between corresponding vertices; +infinity when the counts differ or a
+/// distance is not finite (so that a "<= tolerance" check fails).
 inline double maxVertexDifference(const TriangleMesh& a, const TriangleMesh& b) {
     if (a.vertices.size() != b.vertices.size())
-        return -1.0;
+        return std::numeric_limits<double>::infinity();
     double d = 0.0;
-    for (size_t i = 0; i < a.vertices.size(); ++i)
-        d = std::max(d, double((a.vertices[i] - b.vertices[i]).norm()));
+    for (size_t i = 0; i < a.vertices.size(); ++i) {
+        const double di = double((a.vertices[i] - b.vertices[i]).norm());
+        if (!std::isfinite(di))
+            return std::numeric_limits<double>::infinity();
+        d = std::max(d, di);
+    }
     return d;
 }
 

@@ -1,18 +1,55 @@
 // Surface reconstruction: detection (Marrone 2010), octree (Shao 2016), distance field and
 // marching cubes, and the three baselines on the same particles.
 #include "MeshChecks.h"
+#include "sph/CubicSplineKernel.h"
+#include "sph/NeighborGrid.h"
 #include "surface/ParticleShapes.h"
 #include "surface/SurfaceReconstructor.h"
+
+#include <Eigen/Eigenvalues>
 
 #include <QtTest>
 
 #include <cmath>
 #include <numbers>
+#include <random>
 
 using namespace octo;
 
 namespace {
 constexpr float kR = 0.01f, kD0 = 0.02f;
+
+// Reference detection, written plainly (per particle, CubicSplineKernel, Eigen's solver) as the
+// code was before the SIMD rewrite: rho_i = m sum W_ij, L_i = -sum V_j x_ij (x) gradW_ij.
+std::vector<float> referenceLambda(const std::vector<Vec3f>& pts, float r, float rho0) {
+    const float h = 4.0f * r, mass = rho0 * 8.0f * r * r * r;
+    const CubicSplineKernel kernel(h);
+    NeighborGrid grid;
+    grid.setDomainFromPoints(pts, h);
+    grid.build(pts);
+    std::vector<Vec3f> xs;
+    grid.gather(std::span<const Vec3f>(pts), xs);
+    const size_t n = pts.size();
+    std::vector<float> rho(n), lambdaSorted(n), lambda(n);
+    for (size_t i = 0; i < n; ++i) {
+        double sum = 0.0;
+        grid.forEachNeighbor(xs[i], h, xs, [&](uint32_t, const Vec3f& xj, float) { sum += kernel.W(xs[i] - xj); });
+        rho[i] = float(mass * sum);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        Mat3d L = Mat3d::Zero();
+        grid.forEachNeighbor(xs[i], h, xs, [&](uint32_t j, const Vec3f& xj, float) {
+            const Vec3d xij = (xs[i] - xj).cast<double>();
+            L -= double(mass / rho[j]) * xij * kernel.gradW(xs[i] - xj).cast<double>().transpose();
+        });
+        Eigen::SelfAdjointEigenSolver<Mat3d> es;
+        es.computeDirect(0.5 * (L + L.transpose()), Eigen::EigenvaluesOnly);
+        lambdaSorted[i] = float(es.eigenvalues()[0]);
+    }
+    for (size_t k = 0; k < n; ++k)
+        lambda[grid.order()[k]] = lambdaSorted[k];
+    return lambda;
+}
 
 SurfaceSettings settingsFor(SurfaceMethod m) {
     SurfaceSettings s;
@@ -70,6 +107,63 @@ private slots:
         rec.reconstruct(withLoner, {}, s);
         QVERIFY(std::abs(rec.result().lambda.back()) < 1e-6f);
         QCOMPARE(int(rec.result().surfaceFlag.back()), 1);
+    }
+
+    void detectionMatchesReference_data() {
+        QTest::addColumn<int>("shape");
+        QTest::newRow("dambreak") << 0;
+        QTest::newRow("jittered-block") << 1;
+        QTest::newRow("random") << 2;
+    }
+    void detectionMatchesReference() {
+        // The fast standalone detection gives the same lambda as the plain reference (issue 12:
+        // |dlambda| <= 1e-4 on a dam-break frame).
+        QFETCH(int, shape);
+        std::vector<Vec3f> pts;
+        std::mt19937 rng{7u};
+        if (shape == 0) {
+            pts = damBreakFrame(30000, kD0);
+        } else if (shape == 1) {
+            std::uniform_real_distribution<float> j(-0.2f * kD0, 0.2f * kD0);
+            for (const Vec3f& p : latticeBlock(Vec3f::Zero(), 25, 20, 15, kD0))
+                pts.push_back(p + Vec3f(j(rng), j(rng), j(rng)));
+        } else {
+            std::uniform_real_distribution<float> u(0.0f, 0.3f);
+            for (int k = 0; k < 5000; ++k)
+                pts.push_back(Vec3f(u(rng), u(rng), u(rng)));
+        }
+        const auto ref = referenceLambda(pts, kR, 1000.0f);
+        SurfaceReconstructor rec;
+        SurfaceSettings s = settingsFor(SurfaceMethod::Octree);
+        s.computeMesh = false;
+        rec.reconstruct(pts, {}, s);
+        const auto& lambda = rec.result().lambda;
+        QCOMPARE(lambda.size(), ref.size());
+        double worst = 0.0;
+        size_t flagsDiffer = 0, surface = 0;
+        for (size_t i = 0; i < pts.size(); ++i) {
+            worst = std::max(worst, std::abs(double(lambda[i]) - double(ref[i])));
+            surface += rec.result().surfaceFlag[i];
+            flagsDiffer += (ref[i] <= s.lambdaMin) != bool(rec.result().surfaceFlag[i]);
+        }
+        qInfo("%zu particles, %zu surface, max |dlambda| = %.2e, flags differing %zu", pts.size(), surface, worst,
+              flagsDiffer);
+        QVERIFY(worst <= 1e-4);
+        QVERIFY(surface > 0 && surface < pts.size());
+        QVERIFY(flagsDiffer <= pts.size() / 10000); // only particles within 1e-4 of the threshold
+        // The closed-form eigenvalue agrees with Eigen's solver on random symmetric matrices.
+        std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+        for (int k = 0; k < 2000; ++k) {
+            Mat3f m;
+            for (int a = 0; a < 3; ++a)
+                for (int b = a; b < 3; ++b)
+                    m(a, b) = m(b, a) = (k % 3 == 0 && a != b) ? 1e-4f * u(rng) : u(rng);
+            Eigen::SelfAdjointEigenSolver<Mat3d> es(m.cast<double>(), Eigen::EigenvaluesOnly);
+            QVERIFY(std::abs(double(SurfaceDetection_Marrone2010::smallestEigenvalue(m)) - es.eigenvalues()[0]) <=
+                    1e-5);
+        }
+        QCOMPARE(SurfaceDetection_Marrone2010::smallestEigenvalue(Mat3f::Zero()), 0.0f);
+        QCOMPARE(SurfaceDetection_Marrone2010::smallestEigenvalue(Mat3f::Identity()), 1.0f);
     }
 
     void sphereIsClosedManifold() {

@@ -1,0 +1,147 @@
+// The live loop's surface (issue 12): Marrone's lambda from the solver's neighbour lists equals
+// the standalone detection on a dam-break frame, the surface is rebuilt exactly once per
+// simulated frame (serial and pipelined), and after a Surface parameter edit no snapshot ever
+// shows a surface of the old settings.
+#include "scene/Scene.h"
+#include "scene/SceneLibrary.h"
+#include "sim/Simulation.h"
+#include "sim/SolverSurfaceDetection.h"
+#include "sph/PcisphSolver.h"
+#include "surface/SurfaceReconstructor.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace octo;
+
+namespace {
+std::unique_ptr<Simulation> smallDamBreak(std::vector<std::string> overrides = {}) {
+    SceneDescription scene = SceneLibrary::load("dam-break");
+    scene.particleRadius = 0.02f; // ~3.5 k particles: quick frames
+    return std::make_unique<Simulation>(scene, overrides);
+}
+
+/// Every flag of the snapshot is lambda <= lambdaMin of the given value.
+bool flagsFollow(const FrameSnapshot& f, double lambdaMin) {
+    if (f.surfaceFlag.size() != f.positions.size() || f.lambda.size() != f.positions.size())
+        return false;
+    for (size_t i = 0; i < f.positions.size(); ++i)
+        if ((f.lambda[i] <= float(lambdaMin)) != (f.surfaceFlag[i] != 0))
+            return false;
+    return true;
+}
+} // namespace
+
+class TestLiveSurface : public QObject {
+    Q_OBJECT
+private slots:
+    void solverLambdaEqualsStandaloneDetection() {
+        auto sim = smallDamBreak({"surfaceEnabled=0"});
+        for (int f = 0; f < 15; ++f) // 0.25 s: the column has collapsed onto the floor and walls
+            sim->advanceFrame(1.0 / 60.0);
+        PcisphSolver& solver = sim->solver();
+        solver.refreshNeighborLists();
+        const FluidState& st = solver.state();
+        std::vector<float> fromSolver(st.size());
+        SolverSurfaceDetection::computeLambda(solver, fromSolver);
+
+        SurfaceSettings settings = surfaceSettingsFromParameters(sim->parameters());
+        settings.computeMesh = false;
+        SurfaceReconstructor standalone;
+        standalone.reconstruct(st.positions, st.densities, settings);
+        const std::vector<float>& ref = standalone.result().lambda;
+        QCOMPARE(ref.size(), fromSolver.size());
+        double maxDiff = 0.0;
+        size_t surface = 0, nearWall = 0;
+        const Aabb box = sim->domain();
+        const float r = sim->parameters().getf("particleRadius");
+        for (size_t i = 0; i < ref.size(); ++i) {
+            maxDiff = std::max(maxDiff, double(std::abs(ref[i] - fromSolver[i])));
+            surface += fromSolver[i] <= settings.lambdaMin ? 1 : 0;
+            nearWall += (st.positions[i].y() - box.min.y() < 2.0f * r) ? 1 : 0;
+        }
+        qInfo("%zu particles, %zu surface, %zu on the floor, max |dlambda| = %.3g", ref.size(), surface, nearWall,
+              maxDiff);
+        QVERIFY2(maxDiff <= 1e-4, qPrintable(QString("max |dlambda| = %1").arg(maxDiff)));
+        // The frame exercises both sides: free surface and fluid against the walls (which the
+        // detection does not count as neighbours, so floor particles have lambda < 1 too).
+        QVERIFY(surface > 100 && surface < ref.size() * 4 / 5);
+        QVERIFY(nearWall > 100);
+
+        // The integrated path (Simulation::surface) gives the same lambda in the current order.
+        sim->setParameter("surfaceEnabled", 1.0);
+        const SurfaceResult* res = sim->surface();
+        QVERIFY(res);
+        standalone.reconstruct(sim->solver().state().positions, sim->solver().state().densities, settings);
+        double maxDiff2 = 0.0;
+        for (size_t i = 0; i < res->lambda.size(); ++i)
+            maxDiff2 = std::max(maxDiff2, double(std::abs(res->lambda[i] - standalone.result().lambda[i])));
+        QVERIFY2(maxDiff2 <= 1e-4, qPrintable(QString("max |dlambda| = %1").arg(maxDiff2)));
+        QCOMPARE(res->stats.surfaceParticles, standalone.result().stats.surfaceParticles);
+    }
+
+    void rebuiltOncePerFrame_data() {
+        QTest::addColumn<bool>("pipelined");
+        QTest::newRow("serial") << false;
+        QTest::newRow("pipelined") << true;
+    }
+    void rebuiltOncePerFrame() {
+        QFETCH(bool, pipelined);
+        auto sim = smallDamBreak();
+        sim->setSurfacePipelined(pipelined);
+        const double frame = sim->frameDuration();
+        QCOMPARE(frame, 1.0 / 60.0);
+        QVERIFY(sim->snapshot()->surfaceTime == 0.0); // the initial state's surface
+        const uint64_t builds0 = sim->surfaceBuilds();
+        int frames = 0, steps = 0;
+        while (frames < 4) {
+            sim->frameStep();
+            ++steps;
+            const auto snap = sim->snapshot(); // a publish after every step builds nothing
+            QVERIFY(snap->surfaceTime >= 0.0 && snap->surfaceTime <= snap->time + 1e-9);
+            if (sim->frameEnded()) {
+                ++frames;
+                QVERIFY2(std::abs(sim->time() - frames * frame) < 1e-6, "frames end exactly on 1/fps");
+                if (pipelined)
+                    sim->waitForSurface();
+                // The frame's surface is the one shown from now on.
+                QVERIFY(std::abs(sim->snapshot()->surfaceTime - sim->time()) < 1e-9);
+            }
+            QCOMPARE(sim->surfaceBuilds() - builds0, uint64_t(frames));
+        }
+        QVERIFY(steps > 2 * frames); // several steps per frame, one surface per frame
+        QVERIFY(flagsFollow(*sim->snapshot(), sim->parameters().get("lambdaMin")));
+    }
+
+    void noStaleSurfaceAfterEdit_data() { rebuiltOncePerFrame_data(); }
+    void noStaleSurfaceAfterEdit() {
+        QFETCH(bool, pipelined);
+        auto sim = smallDamBreak();
+        sim->setSurfacePipelined(pipelined);
+        for (int f = 0; f < 3; ++f)
+            sim->advanceFrame(sim->frameDuration());
+        const double before = sim->snapshot()->stat("#FPsurface");
+        // A frame surface of the old settings is (perhaps still) being built while we edit.
+        sim->advanceFrame(sim->frameDuration());
+        sim->setParameter("lambdaMin", 0.3);
+        const auto snap = sim->snapshot(); // rebuilt at once with the new lambdaMin
+        QVERIFY(flagsFollow(*snap, 0.3));
+        QVERIFY(snap->stat("#FPsurface") < before);
+        QVERIFY(std::abs(snap->surfaceTime - sim->time()) < 1e-9);
+        sim->waitForSurface(); // the old job finishes: it must not replace the new surface
+        QVERIFY(flagsFollow(*sim->snapshot(), 0.3));
+        QCOMPARE(sim->snapshot()->stat("#FPsurface"), snap->stat("#FPsurface"));
+        // Later frames keep the new setting; switching the surface off shows none.
+        for (int s = 0; s < 5; ++s)
+            sim->frameStep();
+        sim->waitForSurface();
+        QVERIFY(flagsFollow(*sim->snapshot(), 0.3));
+        sim->setParameter("surfaceEnabled", 0.0);
+        QVERIFY(sim->snapshot()->surfaceMesh.empty());
+        QVERIFY(sim->snapshot()->surfaceTime < 0.0);
+    }
+};
+
+QTEST_MAIN(TestLiveSurface)
+#include "test_live_surface.moc"
