@@ -64,6 +64,70 @@ void printRow(const BenchRow& r) {
     std::fflush(stdout);
 }
 
+/// Cost of the forces beyond the paper's PCISPH (issue 11): the dam break at ~100k (--quick 25k)
+/// with every force off, then surface tension, adhesion, vorticity confinement and all three on.
+/// The runs advance in turns of a few steps, so load changes on the shared machine hit all alike;
+/// the cost is wall time per particle and step (the forces change dt and iterations a little too).
+void runForcesTable(bool quick) {
+    struct Variant {
+        const char* name;
+        std::vector<std::string> set;
+    };
+    const std::vector<Variant> variants = {
+        {"off", {}},
+        {"tension", {"surfaceTension=0.5"}},
+        {"adhesion", {"adhesion=1"}},
+        {"vorticity", {"vorticityConfinement=0.5"}},
+        {"all three", {"surfaceTension=0.5", "adhesion=1", "vorticityConfinement=0.5"}},
+    };
+    SceneDescription scene = SceneLibrary::load("dam-break");
+    scene.parameters.clear(); // the scene's own force defaults: each variant sets its own
+    scene.particleRadius = scene.radiusForParticleCount(quick ? 25000 : 100000);
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 2);
+    std::vector<std::unique_ptr<Simulation>> sims;
+    for (const Variant& v : variants) {
+        std::vector<std::string> set = {"surfaceEnabled=false", "surfaceTension=0", "adhesion=0",
+                                        "vorticityConfinement=0"};
+        set.insert(set.end(), v.set.begin(), v.set.end());
+        sims.push_back(std::make_unique<Simulation>(scene, set));
+    }
+    const int warmup = 30, chunk = 5, chunks = quick ? 6 : 8;
+    std::vector<double> wall(sims.size(), 0.0), nonPressure(sims.size(), 0.0), iterations(sims.size(), 0.0);
+    for (int c = 0; c < warmup / chunk + chunks; ++c)
+        for (size_t k = 0; k < sims.size(); ++k) {
+            const auto t0 = std::chrono::steady_clock::now();
+            double np = 0.0, it = 0.0;
+            for (int s = 0; s < chunk; ++s) {
+                sims[k]->step();
+                np += sims[k]->solver().lastStep().msNonPressure;
+                it += sims[k]->solver().lastStep().iterations;
+            }
+            if (c < warmup / chunk)
+                continue;
+            wall[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            nonPressure[k] += np;
+            iterations[k] += it;
+        }
+    const int steps = chunk * chunks;
+    std::printf("\nForces beyond PCISPH (issue 11): dam-break, %zu particles, 2 threads, %d warm-up + %d measured "
+                "steps each, interleaved\n",
+                sims.front()->fluidParticleCount(), warmup, steps);
+    std::printf("%-10s %10s %10s %8s %9s %12s   (tension gamma 0.5, adhesion beta 1, vorticity eps 0.5)\n",
+                "forces", "us/p-step", "nonp ms", "iter/st", "vs off", "nonp extra");
+    const double n = double(sims.front()->fluidParticleCount());
+    const double msStepOff = 1e3 * wall[0] / steps;
+    for (size_t k = 0; k < sims.size(); ++k) {
+        const double us = 1e6 * wall[k] / steps / n;
+        std::printf("%-10s %10.3f %10.2f %8.2f %8.1f%% %11.1f%%\n", variants[k].name, us, nonPressure[k] / steps,
+                    iterations[k] / steps, 100.0 * (wall[k] / wall[0] - 1.0),
+                    100.0 * (nonPressure[k] - nonPressure[0]) / steps / msStepOff);
+    }
+    std::printf("vs off: wall time per step (includes the forces' effect on the iteration count);\n"
+                "nonp extra: the non-pressure pass's extra time as a share of the off step (the forces' own cost).\n"
+                "goal: each force costs <= 25 %% more than off\n");
+    std::fflush(stdout);
+}
+
 int runSolverBench(bool quick) {
     const SceneDescription base = SceneLibrary::load("dam-break");
     const std::vector<double> sizes =
@@ -97,6 +161,7 @@ int runSolverBench(bool quick) {
     std::printf(
         "ns/p-iter: pressure-iteration time (density + pressure force passes) per particle and iteration;\n"
         "us/p-step: wall time per fluid particle per step (neighbour search, forces, all iterations).\n");
+    runForcesTable(quick);
     return 0;
 }
 
@@ -159,11 +224,11 @@ int benchCommand(const Args& args) {
             quick = true;
         else if (a == "live")
             return runLiveBench(args); // issue 12: physics vs surface per frame
-        else if (a == "solver" || a == "reconstruct" || a == "bodies" || a == "all")
+        else if (a == "solver" || a == "reconstruct" || a == "bodies" || a == "forces" || a == "all")
             what = a;
         else if (a.rfind("--", 0) != 0) {
             std::cerr << "octofluid-cli bench: error: unknown table '" << a
-                      << "' (solver, bodies, reconstruct or all)\n";
+                      << "' (solver, forces, bodies, reconstruct or all)\n";
             return 2;
         }
     }
@@ -171,12 +236,14 @@ int benchCommand(const Args& args) {
         int rc = 0;
         if (what == "solver" || what == "all")
             rc = runSolverBench(quick);
+        if (what == "forces")
+            runForcesTable(quick);
         if (rc == 0 && (what == "bodies" || what == "all"))
             rc = runBodiesBench(quick);
         if (rc == 0 && (what == "reconstruct" || what == "all")) {
             Args rest;
             for (const std::string& a : args)
-                if (a != "all" && a != "solver" && a != "bodies")
+                if (a != "all" && a != "solver" && a != "bodies" && a != "forces")
                     rest.push_back(a);
             rc = runReconstructBench(rest);
         }
@@ -188,9 +255,9 @@ int benchCommand(const Args& args) {
 }
 
 const CommandRegistrar registerBench("bench",
-                                     {"bench [solver|bodies|reconstruct|live|all] [--quick]",
+                                     {"bench [solver|forces|bodies|reconstruct|live|all] [--quick]",
                                       "Solver table: dam break at ~25k/100k/400k particles, 2 and 1 threads "
-                                      "(--quick: 8k/25k); bodies: coupling cost of dam-break-bodies vs the same "
+                                      "(--quick: 8k/25k), then each new force (tension, adhesion, vorticity) on and off at ~100k (--quick: 25k; `forces`: only this table); bodies: coupling cost of dam-break-bodies vs the same "
                                       "dam break without bodies at ~100k (--quick: 25k); reconstruct: the surface "
                                       "reconstruction table; live: physics vs surface per frame (issue 12).",
                                       benchCommand});

@@ -108,9 +108,12 @@ void PcisphSolver::setParticles(std::vector<Vec3f> positions, std::vector<Vec3f>
     accelNonPressure_.resize(n);
     accelPressure_.assign(n, Vec3f::Zero());
     predictedDensity_.resize(n);
-    normals_.assign(n, Vec3f::Zero());
-    vorticity_.assign(n, Vec3f::Zero());
-    vorticityNorm_.assign(n, 0.0f);
+    normalsPrev_.assign(n, Vec3f::Zero());
+    normalsNext_.assign(n, Vec3f::Zero());
+    omegaNormPrev_.assign(n, 0.0f);
+    omegaNormNext_.assign(n, 0.0f);
+    volume_.assign(n, 0.0f);
+    normalsValid_ = omegaValid_ = false;
     fluidBegin_.resize(n);
     fluidCount_.resize(n);
     boundaryBegin_.resize(n);
@@ -161,6 +164,10 @@ void PcisphSolver::sortParticles() {
     parallelGather(order, state_.densities, scratchFloat_);
     parallelGather(order, state_.pressures, scratchFloat_);
     parallelGather(order, state_.ids, scratchId_);
+    if (normalsValid_) // lagged fields of the forces beyond the paper (see computeNonPressure)
+        parallelGather(order, normalsPrev_, scratchVec_);
+    if (omegaValid_)
+        parallelGather(order, omegaNormPrev_, scratchFloat_);
     (void)n;
 }
 
@@ -236,39 +243,6 @@ size_t PcisphSolver::boundaryNeighborCount() const {
     return s;
 }
 
-void PcisphSolver::computeNormalsAndVorticity() {
-    // One pass over the cached fluid lists for what the pair terms of the non-pressure pass read
-    // from both particles: n_j (Akinci 2013 colour-field normal) and omega_j, |omega_j| (confinement).
-    const KernelTable& K = table_;
-    const bool tension = config_.surfaceTension > 0.0f, vortex = config_.vorticityConfinement > 0.0f;
-    const float m = mass_, h = h_;
-    const Vec3f* xs = state_.positions.data();
-    const Vec3f* vs = state_.velocities.data();
-    const float* rho = state_.densities.data();
-    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
-        const uint32_t* fn = blocks_[b].fluid.data();
-        for (uint32_t i = begin; i < end; ++i) {
-            const Vec3f xi = xs[i], vi = vs[i];
-            Vec3f n = Vec3f::Zero(), w = Vec3f::Zero();
-            const uint32_t* nb = fn + fluidBegin_[i];
-            for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q) {
-                const uint32_t j = nb[q];
-                const Vec3f xij = xi - xs[j];
-                const float vgf = m / rho[j] * K.gradFactor(xij.squaredNorm());
-                n += vgf * xij;
-                if (vortex)
-                    w += VorticityConfinement_Fedkiw2001::curlTerm(vi - vs[j], xij, vgf, 1.0f);
-            }
-            if (tension)
-                normals_[i] = h * n;
-            if (vortex) {
-                vorticity_[i] = w;
-                vorticityNorm_[i] = w.norm();
-            }
-        }
-    });
-}
-
 void PcisphSolver::computeNonPressure(float dt) {
     const KernelTable& K = table_;
     const float rho0 = config_.restDensity;
@@ -295,12 +269,17 @@ void PcisphSolver::computeNonPressure(float dt) {
     // their pair terms in the loops below (skipped entirely when off).
     const float gamma = config_.surfaceTension, beta = config_.adhesion, epsV = config_.vorticityConfinement;
     const bool tension = gamma > 0.0f, adhesion = beta > 0.0f, vortex = epsV > 0.0f;
-    if (tension || vortex)
-        computeNormalsAndVorticity();
+    const bool curvature = tension && normalsValid_, confine = vortex && omegaValid_;
     const SurfaceTension_Akinci2013& ST = tension_;
     const float* rho = state_.densities.data();
-    const Vec3f* nrm = normals_.data();
-    const float* wNorm = vorticityNorm_.data();
+    const Vec3f* nPrev = normalsPrev_.data();
+    const float* wPrev = omegaNormPrev_.data();
+    const float* V = volume_.data();
+    if (tension || vortex)
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, state_.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t i = r.begin(); i < r.end(); ++i)
+                volume_[i] = m / rho[i];
+        });
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         const uint32_t* fn = blocks_[b].fluid.data();
         const uint32_t* bn = blocks_[b].boundary.data();
@@ -311,7 +290,11 @@ void PcisphSolver::computeNonPressure(float dt) {
             float gradSq = 0.0f;
             {
                 const uint32_t* nb = fn + fluidBegin_[i];
-                Vec3f eta = Vec3f::Zero(); // gradient of |omega| (confinement)
+                // Tension: colour-field normal n_i (written for the next step); confinement:
+                // omega_i and eta_i = grad |omega| (from the previous step's |omega_j|).
+                Vec3f colour = Vec3f::Zero(), omega = Vec3f::Zero(), eta = Vec3f::Zero();
+                const Vec3f ni = curvature ? nPrev[i] : Vec3f::Zero();
+                const float wi = confine ? wPrev[i] : 0.0f;
                 for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q) {
                     const uint32_t j = nb[q];
                     const Vec3f xij = xi - xs[j];
@@ -319,17 +302,28 @@ void PcisphSolver::computeNonPressure(float dt) {
                     const float gf = K.gradFactor(r2);
                     gradF += gf * xij;
                     gradSq += gf * gf * r2;
-                    const float vx = (vi - vs[j]).dot(xij);
+                    const Vec3f vij = vi - vs[j];
+                    const float vx = vij.dot(xij);
                     if (vx < 0.0f)
                         a -= (m * (-nu * vx / (r2 + eps)) * gf) * xij;
-                    if (tension)
-                        a += ST.pairAcceleration(xij, r2, gamma, m, rho0, rho[i] + rho[j], nrm[i], nrm[j]);
-                    if (vortex)
-                        eta += VorticityConfinement_Fedkiw2001::gradientTerm(wNorm[i], wNorm[j], xij, gf,
-                                                                            m / rho[j]);
+                    if (tension) {
+                        colour += (V[j] * gf) * xij;
+                        a += ST.pairAcceleration(xij, r2, gamma, m, rho0, rho[i] + rho[j], ni,
+                                                 curvature ? nPrev[j] : ni);
+                    }
+                    if (vortex) {
+                        omega += VorticityConfinement_Fedkiw2001::curlTerm(vij, xij, gf, V[j]);
+                        if (confine)
+                            eta += VorticityConfinement_Fedkiw2001::gradientTerm(wi, wPrev[j], xij, gf, V[j]);
+                    }
                 }
-                if (vortex)
-                    a += VorticityConfinement_Fedkiw2001::acceleration(eta, vorticity_[i], epsV, h_);
+                if (tension)
+                    normalsNext_[i] = h_ * colour;
+                if (vortex) {
+                    omegaNormNext_[i] = omega.norm();
+                    if (confine)
+                        a += VorticityConfinement_Fedkiw2001::acceleration(eta, omega, epsV, h_);
+                }
             }
             {
                 const uint32_t* nb = bn + boundaryBegin_[i];
@@ -372,6 +366,13 @@ void PcisphSolver::computeNonPressure(float dt) {
             xPred[i] = xi + dt * v;
         }
     });
+    // This step's n_i and |omega_i| become what the next step (or a restart of this one) reads.
+    if (tension)
+        normalsPrev_.swap(normalsNext_);
+    if (vortex)
+        omegaNormPrev_.swap(omegaNormNext_);
+    normalsValid_ = tension;
+    omegaValid_ = vortex;
 }
 
 float PcisphSolver::predictDensityAndPressure(float dt, int cur) {

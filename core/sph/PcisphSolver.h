@@ -114,7 +114,6 @@ private:
     void sortParticles();
     void buildNeighborLists();
     void computeNonPressure(float dt);
-    void computeNormalsAndVorticity();
     float predictDensityAndPressure(float dt, int cur);
     void computePressureForce(float dt, int cur);
     void accumulateBoundaryPressureReaction(int cur);
@@ -134,10 +133,14 @@ private:
     std::vector<float> predictedDensity_, pressureOverRho2_;
     std::vector<float> deltaScale_; // min(1, delta_i / delta_prototype), see computeNonPressure
     SurfaceTension_Akinci2013 tension_;
-    // Pre-pass of the non-pressure stage (sized in setParticles): colour-field normals n_i
-    // (surface tension), vorticity omega_i and |omega_i| (vorticity confinement).
-    std::vector<Vec3f> normals_, vorticity_;
-    std::vector<float> vorticityNorm_;
+    // What the pair terms of surface tension and vorticity confinement read from the neighbours,
+    // the colour-field normal n_j and |omega_j|, comes from the previous step's non-pressure pass
+    // (which computes them for free alongside its other sums; "Prev" is read, "Next" written,
+    // then swapped; the Prev arrays follow the particle sort). This saves a whole neighbour pass
+    // per step at a lag of one dt. Sized in setParticles; valid flags: filled by the last step.
+    std::vector<Vec3f> normalsPrev_, normalsNext_;
+    std::vector<float> omegaNormPrev_, omegaNormNext_, volume_; // volume_: V_j = m / rho_j
+    bool normalsValid_ = false, omegaValid_ = false;
     NeighborGrid grid_;
     std::vector<Vec3f> scratchVec_;
     std::vector<float> scratchFloat_;

@@ -20,9 +20,12 @@
 // SI units (the paper's terms mix m^4/(kg s^2) and m/s^2); their effect does not depend on the
 // resolution at a fixed rho0, since m_j C and Psi_k A scale as rho0.
 //
-// The solver evaluates the normals in one pass over its cached fluid lists and the pair terms
-// inside its non-pressure pass (PcisphSolver::computeNonPressure). C(r)/r and A(r)/r are
-// tabulated over r^2 like KernelTable: no square root per pair.
+// The solver evaluates everything inside its non-pressure pass over the cached neighbour lists
+// (PcisphSolver::computeNonPressure). Deviation for cost: the curvature term reads the normals
+// n_i, n_j that the previous step's pass computed (the paper computes them in an extra pass just
+// before); the lag is one dt, the pair term stays antisymmetric, and the extra neighbour pass,
+// which cost as much as the whole non-pressure pass, is gone. C(r)/r and A(r)/r are tabulated
+// over r^2 like KernelTable: no square root per pair.
 #include "common/Types.h"
 
 #include <vector>

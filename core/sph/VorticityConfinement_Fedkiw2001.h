@@ -16,10 +16,10 @@
 //
 // Why confinement and not the micropolar model (Bender, Koschier, Kugelstadt & Weiler 2019,
 // "Turbulent micropolar SPH fluids with foam", IEEE TVCG 25(6)):
-//  - cost: confinement is one extra neighbour pass (omega; shared with the colour-field normals
-//    of the surface tension) plus a few flops in the existing non-pressure pass. Micropolar needs
-//    the same two passes plus a per-particle angular velocity that is stored, sorted with the
-//    particles and integrated;
+//  - cost: confinement needs no extra neighbour pass: omega_i is summed in the solver's
+//    non-pressure pass, and eta_i there uses the previous step's |omega_j| (a lag of one dt; one
+//    float per particle follows the sort). Micropolar needs the curl of v and the curl of its own
+//    angular velocity field, a per-particle vector state that is stored, sorted and integrated;
 //  - stability with PCISPH's time step: the micropolar coupling term -2 nu_t omega / Theta is
 //    stiff (explicit Euler needs dt < Theta / nu_t) and its angular state must be rolled back on
 //    PCISPH's step restarts; confinement is stateless and its acceleration is bounded by

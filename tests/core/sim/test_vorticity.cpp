@@ -43,16 +43,20 @@ struct WakeResult {
 };
 
 WakeResult cylinderWake(float epsilon, double measureAt, const Aabb& wake) {
-    Simulation sim(SceneLibrary::load("cylinder"),
+    const SceneDescription scene = SceneLibrary::load("cylinder");
+    Simulation sim(scene,
                    {"particleRadius=0.0125", "surfaceEnabled=false", "surfaceTension=0",
                     "vorticityConfinement=" + std::to_string(epsilon)});
     WakeResult res;
-    while (sim.time() < measureAt) {
-        sim.step();
-        res.contained += sim.solver().lastStep().contained;
+    // Mean of three samples 25 ms apart around measureAt (one sample is noisy: splashes).
+    for (double t : {measureAt - 0.025, measureAt, measureAt + 0.025}) {
+        while (sim.time() < t) {
+            sim.step();
+            res.contained += sim.solver().lastStep().contained;
+        }
+        res.enstrophy += enstrophy(sim, wake) / 3.0;
     }
     res.nonFinite = sim.nonFiniteCount();
-    res.enstrophy = enstrophy(sim, wake);
     return res;
 }
 
@@ -67,22 +71,32 @@ double kineticEnergy(Simulation& sim) {
 
 class TestVorticity : public QObject {
     Q_OBJECT
+    // The cylinder starts at x = 0.15 at t = 0.25 s and crosses the middle of the tank (x = 0.75)
+    // at t = 0.31 s; the wake region is the middle 0.8 m of its path, measured 0.3 s after it
+    // passes (mean of 0.585, 0.61, 0.635 s). Resolution r = 1.25 cm for test time.
+    static constexpr double kMeasureAt = 0.31 + 0.3;
+    inline static const Aabb kWake{Vec3f(0.35f, 0.0f, 0.1f), Vec3f(1.15f, 0.45f, 0.4f)};
+    double offEnstrophy_ = -1.0;
+
 private slots:
+    // The two runs are two test functions so each stays well inside Qt Test's 5 min function
+    // timeout on a loaded machine; the second reuses the first's result (or runs it itself).
+    void wakeWithoutTheModel() {
+        offEnstrophy_ = cylinderWake(0.0f, kMeasureAt, kWake).enstrophy;
+        qInfo("wake enstrophy at t = %.2f s, model off: %.4g 1/s^2 m^3", kMeasureAt, offEnstrophy_);
+        QVERIFY(offEnstrophy_ > 0.0);
+    }
+
     void wakeKeepsItsVortices() {
-        // The cylinder starts at x = 0.15 at t = 0.25 s and crosses the middle of the tank
-        // (x = 0.75) at t = 0.31 s; the wake region is the middle 0.8 m of its path, measured
-        // 0.3 s after it passes.
-        const Aabb wake(Vec3f(0.35f, 0.0f, 0.1f), Vec3f(1.15f, 0.45f, 0.4f));
-        const double at = 0.31 + 0.3;
-        const WakeResult off = cylinderWake(0.0f, at, wake);
-        const WakeResult on = cylinderWake(0.8f, at, wake);
-        qInfo("wake enstrophy at t = %.2f s: model off %.4g, on (eps 0.8) %.4g 1/s^2 m^3, ratio %.2f", at, off.enstrophy,
-              on.enstrophy, on.enstrophy / off.enstrophy);
+        if (offEnstrophy_ < 0.0)
+            wakeWithoutTheModel();
+        const WakeResult on = cylinderWake(0.8f, kMeasureAt, kWake);
+        qInfo("wake enstrophy at t = %.2f s: model off %.4g, on (eps 0.8) %.4g 1/s^2 m^3, ratio %.2f", kMeasureAt,
+              offEnstrophy_, on.enstrophy, on.enstrophy / offEnstrophy_);
         QCOMPARE(on.nonFinite, size_t(0));
         QCOMPARE(on.contained, size_t(0));
-        QVERIFY(off.enstrophy > 0.0);
-        QVERIFY2(on.enstrophy >= 1.5 * off.enstrophy,
-                 qPrintable(QString("ratio %1").arg(on.enstrophy / off.enstrophy)));
+        QVERIFY2(on.enstrophy >= 1.5 * offEnstrophy_,
+                 qPrintable(QString("ratio %1").arg(on.enstrophy / offEnstrophy_)));
     }
 
     void stirredTankComesToRest() {
@@ -100,7 +114,7 @@ private slots:
             const Vec3f d = st.positions[i] - centre;
             st.velocities[i] = 1.5f * Vec3f(-d.z(), 0.0f, d.x());
         }
-        const double seconds = 4.0, window = 0.5; // 10 s in the issue; 4 s fit the test budget
+        const double seconds = 3.0, window = 0.5; // 10 s in the issue; 3 s fit the test budget
         std::vector<double> means;
         double sum = 0.0;
         int samples = 0;
@@ -119,7 +133,7 @@ private slots:
             text += QString(" %1").arg(e, 0, 'g', 3);
         qInfo("stirred tank, eps 0.5: mean kinetic energy per 0.5 s window (J):%s", qPrintable(text));
         QCOMPARE(sim.nonFiniteCount(), size_t(0));
-        QVERIFY(means.size() >= 7);
+        QVERIFY(means.size() >= 5);
         for (size_t k = 1; k < means.size(); ++k)
             QVERIFY2(means[k] < means[k - 1], qPrintable(QString("window %1 gained energy").arg(k)));
         QVERIFY2(means.back() < 0.5 * means.front(), "the swirl must decay");
