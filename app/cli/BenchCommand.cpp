@@ -185,7 +185,7 @@ int benchCommand(const Args& args) {
 }
 
 const CommandRegistrar registerBench("bench",
-                                     {"bench [solver|bodies|reconstruct|live|all] [--quick]",
+                                     {"bench [solver|bodies|reconstruct|live|all] [--quick] (live: [--frames F] [--radius R ...])",
                                       "Solver table: dam break at ~25k/100k/400k particles, 2 and 1 threads "
                                       "(--quick: 8k/25k); bodies: coupling cost of dam-break-bodies vs the same "
                                       "dam break without bodies at ~100k (--quick: 25k); reconstruct: the surface "

@@ -15,12 +15,14 @@
 #include <tbb/global_control.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace octo::cli {
 namespace {
@@ -80,17 +82,25 @@ void printRow(size_t particles, const LiveRow& r) {
 int runLiveBench(const Args& args) {
     bool quick = false;
     int frames = 4;
+    std::vector<float> chosen; // --radius R (repeatable): these sizes instead of the defaults
     for (size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--quick")
             quick = true;
         else if (args[i] == "--frames" && i + 1 < args.size())
             frames = std::max(1, std::atoi(args[++i].c_str()));
+        else if (args[i] == "--radius" && i + 1 < args.size())
+            chosen.push_back(float(std::atof(args[++i].c_str())));
     }
+    for (const float r : chosen)
+        if (!(r >= 0.002f && r <= 0.2f)) {
+            std::cerr << "octofluid-cli bench live: error: --radius must be in [0.002, 0.2] m\n";
+            return 2;
+        }
     const SceneDescription base = SceneLibrary::load("dam-break");
-    std::vector<float> radii;
-    if (quick)
+    std::vector<float> radii = chosen;
+    if (radii.empty() && quick)
         radii = {base.radiusForParticleCount(8000), base.particleRadius};
-    else
+    else if (radii.empty())
         radii = {base.particleRadius, base.radiusForParticleCount(100000)};
     const std::time_t now = std::time(nullptr);
     char date[64];
