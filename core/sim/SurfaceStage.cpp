@@ -48,6 +48,7 @@ FrameSurfacePtr SurfaceStage::run(SurfaceJob& job) {
     out->step = job.step;
     out->generation = job.generation;
     out->detectMs = job.detectMs;
+    out->refreshMs = job.refreshMs;
     const auto t0 = std::chrono::steady_clock::now();
     try {
         if (job.lambda.empty())
