@@ -429,6 +429,7 @@ FrameSnapshotPtr Simulation::snapshot() const {
         s.surfaceError = fs->error;
         snap->surfaceTime = fs->time;
         snap->surfaceStep = fs->step;
+        snap->surfaceSerial = fs->serial;
         if (!fs->flagById.empty()) {
             snap->lambda.resize(st.size());
             snap->surfaceFlag.resize(st.size());

@@ -75,8 +75,8 @@ FrameSurfacePtr SurfaceStage::run(SurfaceJob& job) {
     }
     {
         std::lock_guard lock(mutex_);
+        out->serial = ++finished_; // not yet visible to other threads
         latest_ = out;
-        ++finished_;
     }
     cv_.notify_all();
     return out;

@@ -119,12 +119,15 @@ private slots:
         QCOMPARE(frame, 1.0 / 60.0);
         QVERIFY(sim->snapshot()->surfaceTime == 0.0); // the initial state's surface
         const uint64_t builds0 = sim->surfaceBuilds();
+        uint64_t serial = sim->snapshot()->surfaceSerial, serialChanges = 0;
         int frames = 0, steps = 0;
         while (frames < 4) {
             sim->frameStep();
             ++steps;
             const auto snap = sim->snapshot(); // a publish after every step builds nothing
             QVERIFY(snap->surfaceTime >= 0.0 && snap->surfaceTime <= snap->time + 1e-9);
+            serialChanges += snap->surfaceSerial != serial ? 1 : 0;
+            serial = snap->surfaceSerial;
             if (sim->frameEnded()) {
                 ++frames;
                 QVERIFY2(std::abs(sim->time() - frames * frame) < 1e-6, "frames end exactly on 1/fps");
@@ -136,6 +139,7 @@ private slots:
             QCOMPARE(sim->surfaceBuilds() - builds0, uint64_t(frames));
         }
         QVERIFY(steps > 2 * frames); // several steps per frame, one surface per frame
+        QVERIFY(serialChanges >= uint64_t(frames) - 1 && serialChanges <= uint64_t(frames)); // new mesh per frame only
         QVERIFY(flagsFollow(*sim->snapshot(), sim->parameters().get("lambdaMin")));
     }
 
