@@ -255,11 +255,11 @@ int benchCommand(const Args& args) {
 }
 
 const CommandRegistrar registerBench("bench",
-                                     {"bench [solver|forces|bodies|reconstruct|live|all] [--quick]",
+                                     {"bench [solver|forces|bodies|reconstruct|live|all] [--quick] (live: [--frames F] [--radius R ...])",
                                       "Solver table: dam break at ~25k/100k/400k particles, 2 and 1 threads "
                                       "(--quick: 8k/25k), then each new force (tension, adhesion, vorticity) on and off at ~100k (--quick: 25k; `forces`: only this table); bodies: coupling cost of dam-break-bodies vs the same "
                                       "dam break without bodies at ~100k (--quick: 25k); reconstruct: the surface "
-                                      "reconstruction table; live: physics vs surface per frame (issue 12).",
+                                      "reconstruction table; live: physics vs surface per frame, serial vs pipelined.",
                                       benchCommand});
 
 } // namespace

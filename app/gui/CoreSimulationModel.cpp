@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <fstream>
 #include <stdexcept>
-#include <thread>
 
 #ifdef OCTO_HAVE_CORE_SIMULATION
 #include "sim/Simulation.h"
@@ -51,9 +50,10 @@ namespace {
 class CoreSimulationModel : public SimulationModel {
 public:
     explicit CoreSimulationModel(std::unique_ptr<Simulation> sim) : sim_(std::move(sim)) {
-        // Surface once per simulated frame, built beside the next frame's physics when there is
-        // a second core (docs/BENCHMARKS.md, "Live loop"); serial on one core.
-        sim_->setSurfacePipelined(std::thread::hardware_concurrency() >= 2);
+        // Surface once per simulated frame, built serially at the frame's end: on the 2-core
+        // machine the pipelined stage (Simulation::setSurfacePipelined) only competed with the
+        // physics for the same cores and lost 7-21 % of the frame rate (docs/BENCHMARKS.md, "Live loop").
+        sim_->setSurfacePipelined(false);
     }
     void reset() override { sim_->reset(); }
     /// Steps land on the scene's frames; the surface is rebuilt once per frame, not per publish.

@@ -54,6 +54,8 @@ struct FrameSnapshot {
     /// surface is rebuilt once per frame, the particles may be newer. -1: no surface.
     double surfaceTime = -1.0;
     uint64_t surfaceStep = 0;
+    /// Changes with every new surface (frame, edit, reset): upload mesh / octree only then. 0: none.
+    uint64_t surfaceSerial = 0;
     Aabb domain; ///< container box
 
     /// Named statistics in display order (#FP, #SP, #FPsurface, #Cube..., Tps, Tode, Tmc ...).

@@ -62,6 +62,8 @@ struct Simulation::Impl {
         SurfaceJob job;
         job.settings = surfaceSettingsFromParameters(params);
         solver->refreshNeighborLists(); // sorts in place: the job's order is the state's order now
+        const auto t1 = std::chrono::steady_clock::now();
+        job.refreshMs = std::chrono::duration<double, std::milli>(t1 - t0).count();
         const FluidState& st = solver->state();
         // The solver's lists hold neighbours within its h = 4r; another detection support needs
         // the standalone path (the stage then detects on its own grid).
@@ -77,7 +79,7 @@ struct Simulation::Impl {
         job.positions = st.positions;
         job.densities = st.densities;
         job.ids = st.ids;
-        job.detectMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        job.detectMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
         return job;
     }
 
@@ -427,6 +429,7 @@ FrameSnapshotPtr Simulation::snapshot() const {
         s.surfaceError = fs->error;
         snap->surfaceTime = fs->time;
         snap->surfaceStep = fs->step;
+        snap->surfaceSerial = fs->serial;
         if (!fs->flagById.empty()) {
             snap->lambda.resize(st.size());
             snap->surfaceFlag.resize(st.size());

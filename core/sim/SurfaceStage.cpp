@@ -2,7 +2,31 @@
 
 #include <chrono>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace octo {
+
+namespace {
+/// Scheduling priority (nice) of the calling thread; per thread on Linux, 0 elsewhere.
+int threadNice() {
+#ifdef __linux__
+    return getpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)));
+#else
+    return 0;
+#endif
+}
+void setThreadNice(int nice) {
+#ifdef __linux__
+    setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), nice); // best effort
+#else
+    (void)nice;
+#endif
+}
+} // namespace
 
 SurfaceStage::SurfaceStage() = default;
 
@@ -24,6 +48,7 @@ FrameSurfacePtr SurfaceStage::run(SurfaceJob& job) {
     out->step = job.step;
     out->generation = job.generation;
     out->detectMs = job.detectMs;
+    out->refreshMs = job.refreshMs;
     const auto t0 = std::chrono::steady_clock::now();
     try {
         if (job.lambda.empty())
@@ -50,8 +75,8 @@ FrameSurfacePtr SurfaceStage::run(SurfaceJob& job) {
     }
     {
         std::lock_guard lock(mutex_);
+        out->serial = ++finished_; // not yet visible to other threads
         latest_ = out;
-        ++finished_;
     }
     cv_.notify_all();
     return out;
@@ -65,8 +90,15 @@ void SurfaceStage::submit(SurfaceJob job) {
     {
         std::lock_guard lock(mutex_);
         queued_ = std::move(job);
-        if (!thread_.joinable())
-            thread_ = std::thread([this] { loop(); });
+        if (!thread_.joinable()) {
+            // The stage runs at the priority of the physics thread that feeds it (the GUI worker
+            // lowers its own), so it never competes with the event loop harder than the physics.
+            const int nice = threadNice();
+            thread_ = std::thread([this, nice] {
+                setThreadNice(nice);
+                loop();
+            });
+        }
     }
     cv_.notify_all();
 }

@@ -28,19 +28,24 @@ struct SurfaceJob {
     std::vector<float> lambda; ///< Marrone lambda from the solver (empty: the stage detects itself)
     std::vector<uint32_t> ids; ///< stable particle ids (FluidState::ids)
     SurfaceSettings settings;
-    double detectMs = 0.0; ///< solver-side detection time (neighbour-list refresh + lambda)
+    double detectMs = 0.0;  ///< solver-side detection time (lambda over the cached lists)
+    double refreshMs = 0.0; ///< neighbour-list refresh at the frame end (the next step reuses it)
 };
 
 /// One finished frame surface. result.lambda / surfaceFlag are in the job's particle order;
 /// flagById / lambdaById are indexed by particle id, to colour later particle states.
 struct FrameSurface {
+    uint64_t serial = 0; ///< 1, 2, ... per finished surface (a renderer re-uploads when it changes)
     double time = 0.0;
     uint64_t step = 0;
     uint64_t generation = 0;
     SurfaceResult result;
     std::vector<uint8_t> flagById;
     std::vector<float> lambdaById;
-    double detectMs = 0.0;  ///< solver-side detection
+    double detectMs = 0.0;  ///< solver-side detection (lambda over the cached lists)
+    /// The frame-end neighbour-list refresh detection needs; the next step reuses the lists
+    /// instead of building its own, so this is the physics' neighbour search done early.
+    double refreshMs = 0.0;
     double buildMs = 0.0;   ///< wall time of the reconstruction (detection not included)
     std::string error;      ///< non-empty: the build failed (result empty)
     /// Tode of the paper (detection + octree + distance field), ms.

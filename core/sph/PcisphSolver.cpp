@@ -53,6 +53,7 @@ void PcisphSolver::setConfig(const Config& config) {
     if (!(config.timeStepMin > 0.0f) || config.timeStepMax < config.timeStepMin)
         throw std::invalid_argument("PcisphSolver: need 0 < timeStepMin <= timeStepMax");
     config_ = config;
+    listsCurrent_ = false;
     deriveConstants();
 }
 
@@ -100,6 +101,7 @@ void PcisphSolver::setParticles(std::vector<Vec3f> positions, std::vector<Vec3f>
     state_.densities.assign(n, config_.restDensity);
     state_.pressures.assign(n, 0.0f);
     state_.ids.resize(n);
+    listsCurrent_ = false;
     for (size_t i = 0; i < n; ++i)
         state_.ids[i] = uint32_t(i);
     for (auto& p : predicted_)
@@ -228,6 +230,7 @@ void PcisphSolver::refreshNeighborLists() {
     boundary_.update(); // the boundary lists index its sorted arrays; update() is a no-op when clean
     sortParticles();
     buildNeighborLists();
+    listsCurrent_ = true; // the next step reuses them unless the boundary moves first
 }
 
 size_t PcisphSolver::fluidNeighborCount() const {
@@ -542,6 +545,7 @@ const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
     const auto t0 = Clock::now();
     StepResult res;
     const size_t n = state_.size();
+    const bool boundaryMoved = boundary_.needsUpdate();
     boundary_.update();
     const bool track = boundary_.hasForceTrackedObjects();
     if (track)
@@ -553,8 +557,12 @@ const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
         last_ = res;
         return last_;
     }
-    sortParticles();
-    buildNeighborLists();
+    // Lists refreshed since the last step (frame-end surface detection) are still exact.
+    if (!listsCurrent_ || boundaryMoved) {
+        sortParticles();
+        buildNeighborLists();
+    }
+    listsCurrent_ = false;
     res.msNeighbors = msSince(t0);
 
     const auto t2 = Clock::now();

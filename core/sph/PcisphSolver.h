@@ -98,8 +98,9 @@ public:
     size_t boundaryNeighborCount() const; // entries in the cached boundary lists of the last step
 
     /// Sorts the particles and rebuilds the cached neighbour lists for the current positions
-    /// (the state does not change otherwise), so surface detection can reuse them at the end of a
-    /// frame (sim/SolverSurfaceDetection) instead of building its own grid and density pass.
+    /// (the state does not change otherwise), so surface detection can use them at the end of a
+    /// frame (sim/SolverSurfaceDetection) instead of building its own grid and density pass. The
+    /// next step reuses these lists (unless the boundary moved): detection adds no list build.
     void refreshNeighborLists();
     /// Particle i's cached fluid neighbours (j != i, |x_ij| < h) from the latest list build.
     std::span<const uint32_t> fluidNeighbors(uint32_t i) const {
@@ -155,6 +156,7 @@ private:
     float maxSpeed_ = 0.0f, maxAccel_ = 0.0f;
     float maxSpeedCandidate_ = 0.0f, maxAccelCandidate_ = 0.0f; // of the latest prediction
     bool finiteCandidate_ = true;
+    bool listsCurrent_ = false; // refreshNeighborLists() ran since the last step (reused by it)
     float dtScale_ = 1.0f; // < 1 after restarts / missed tolerance, recovers by 10 % per good step
     StepResult last_;
 };
