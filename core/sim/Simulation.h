@@ -34,6 +34,9 @@ struct StepStats {
     double physicsMs = 0.0;       ///< wall time of the solver step
     bool converged = true;        ///< density error <= eta within maxIterations
     size_t contained = 0;         ///< particles the container safety net put back (normally 0)
+    double maxSpeed = 0.0;        ///< max fluid particle speed after the step (m/s)
+    double kineticEnergy = 0.0;   ///< fluid + dynamic bodies' kinetic energy after the step (J)
+    bool blowUp = false;          ///< energy grew without a source (see Simulation::blowUpMessage)
 };
 
 /// Aggregate of the steps of the latest advanceFrame() call.
@@ -45,6 +48,9 @@ struct FrameStats {
     double meanPhysicsMs = 0.0;   ///< wall time per step
     bool converged = true;        ///< every step met eta within maxIterations
     size_t contained = 0;         ///< safety-net corrections summed over the frame's steps
+    double maxSpeed = 0.0;        ///< max fluid particle speed over the frame's steps (m/s)
+    double kineticEnergy = 0.0;   ///< kinetic energy at the end of the frame (J)
+    bool blowUp = false;          ///< some step of the frame flagged a blow-up
 };
 
 class Simulation {
@@ -111,6 +117,13 @@ public:
 
     /// Non-empty after a blow-up (message for the GUI); cleared by reset().
     const std::string& status() const;
+    /// Energy check (StepStats::blowUp): the mechanical energy E = kinetic + gravitational
+    /// potential energy of the fluid and the dynamic bodies may only fall, apart from numerical
+    /// noise, while nothing drives the system. A step flags a blow-up when E exceeds its minimum
+    /// since the last reset or the last driven step (a moving kinematic body, a drag or a stir,
+    /// which may add energy) by more than 1 % of M |g| H (M fluid mass, H container height).
+    /// Non-empty (a one-line message) after such a step; cleared by reset().
+    const std::string& blowUpMessage() const;
     /// The solver and the boundary model (walls = object 0), e.g. for rigid-body coupling.
     PcisphSolver& solver();
     BoundaryModel& boundary();
