@@ -160,7 +160,7 @@ int runScene(const Args& args) {
                         (unsigned long long)surface->stats.surfaceParticles, sim.fluidParticleCount(),
                         (unsigned long long)surface->stats.cubes, (unsigned long long)surface->stats.triangles,
                         surface->stats.tTotalMs);
-        std::printf("%s\n", fr.converged ? "" : "  (eta not met)");
+        std::printf("%s%s\n", fr.converged ? "" : "  (eta not met)", fr.blowUp ? "  (blow-up)" : "");
         std::fflush(stdout);
         if (stats.is_open()) {
             stats << "{\"frame\":" << f << ",\"time\":" << jsonNumber(sim.time()) << ",\"steps\":" << fr.steps
@@ -171,7 +171,8 @@ int runScene(const Args& args) {
                   << ",\"boundaryParticles\":" << sim.boundaryParticleCount()
                   << ",\"tpsMs\":" << jsonNumber(fr.meanPhysicsMs) << ",\"nan\":" << nan
                   << ",\"escaped\":" << escaped << ",\"converged\":" << (fr.converged ? "true" : "false")
-                  << ",\"contained\":" << fr.contained;
+                  << ",\"contained\":" << fr.contained << ",\"maxSpeed\":" << jsonNumber(fr.maxSpeed)
+                  << ",\"kineticEnergy\":" << jsonNumber(fr.kineticEnergy) << ",\"blowUp\":" << (fr.blowUp ? 1 : 0);
             // Rigid bodies: centre of mass, velocity, submerged fraction (docs/SCENES.md).
             const std::vector<BodyStats> bodies = sim.bodyStats();
             if (!bodies.empty()) {

@@ -66,6 +66,8 @@ public:
     std::string healthProblem() const override {
         if (!sim_->status().empty())
             return sim_->status();
+        if (!sim_->blowUpMessage().empty()) // energy grew without a source (Simulation::blowUpMessage)
+            return sim_->blowUpMessage();
         const size_t bad = sim_->nonFiniteCount();
         if (bad)
             return std::to_string(bad) + " particles have NaN/Inf positions or velocities";

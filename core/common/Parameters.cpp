@@ -46,7 +46,7 @@ ParameterInfo choice(std::string name, std::string group, std::string label, std
 std::vector<ParameterInfo> makeTable() {
     return {
         // --- Solver: PCISPH (Solenthaler & Pajarola 2009) ---
-        real("particleRadius", "Solver", "Particle radius r", "m", 0.001, 0.2, 0.01, true,
+        real("particleRadius", "Solver", "Particle radius r", "m", 1e-4, 0.2, 0.01, true,
              "Fluid particle radius; rest spacing d0 = 2r, support h = 4r."),
         real("restDensity", "Solver", "Rest density rho0", "kg/m^3", 100, 20000, 1000, true, "Fluid rest density."),
         real("densityErrorTolerance", "Solver", "Density error eta", "1", 1e-4, 0.1, 0.01, false,

@@ -45,8 +45,14 @@ std::string valueText(const json& v) {
     return s.str();
 }
 
-int latticeCount(float extent, float spacing) {
-    return std::max(0, int(std::floor(extent / spacing + 1e-3f)));
+// Layers of a fluid box along one axis: the nearest whole number of spacings, so a box keeps its
+// size to within half a spacing (0.55 m at 18.33 mm: 30 layers, not 29), but never more layers
+// than fit between the box's min side and the container wall (`room`), so a box flush with a
+// wall does not put particles into it.
+int latticeCount(float extent, float spacing, float room) {
+    const int nearest = int(std::lround(double(extent) / double(spacing)));
+    const int fit = int(std::floor(double(room) / double(spacing) + 1e-3));
+    return std::max(0, std::min(nearest, fit));
 }
 
 } // namespace
@@ -78,8 +84,9 @@ void SceneDescription::sampleFluid(float r, std::vector<Vec3f>& positions,
     const float d0 = 2.0f * r;
     for (const FluidBox& b : fluidBoxes) {
         const Vec3f ext = b.box.extent();
-        const int nx = latticeCount(ext.x(), d0), ny = latticeCount(ext.y(), d0),
-                  nz = latticeCount(ext.z(), d0);
+        const Vec3f room = container.max - b.box.min;
+        const int nx = latticeCount(ext.x(), d0, room.x()), ny = latticeCount(ext.y(), d0, room.y()),
+                  nz = latticeCount(ext.z(), d0, room.z());
         // Start r inside the box's min corner: a box resting on the container floor continues the
         // wall particles' lattice (no gap to fall through, which would start with an impact).
         const Vec3f start = b.box.min + Vec3f::Constant(r);
@@ -113,9 +120,9 @@ size_t SceneDescription::estimateParticleCount(float r) const {
     const float d0 = 2.0f * r;
     size_t n = 0;
     for (const FluidBox& b : fluidBoxes) {
-        const Vec3f e = b.box.extent();
-        n += size_t(latticeCount(e.x(), d0)) * size_t(latticeCount(e.y(), d0)) *
-             size_t(latticeCount(e.z(), d0));
+        const Vec3f e = b.box.extent(), room = container.max - b.box.min;
+        n += size_t(latticeCount(e.x(), d0, room.x())) * size_t(latticeCount(e.y(), d0, room.y())) *
+             size_t(latticeCount(e.z(), d0, room.z()));
     }
     for (const FluidSphere& s : fluidSpheres)
         n += size_t(4.0 / 3.0 * std::numbers::pi * std::pow(double(s.radius / d0), 3.0)) + 1;

@@ -43,6 +43,48 @@ struct Simulation::Impl {
     bool resetPending = false;
     std::string status;
     float soundSpeed = 20.0f;
+    // Energy check (Simulation::blowUpMessage).
+    double energyRef = std::numeric_limits<double>::infinity(), energyTol = 0.0;
+    bool stirPending = false;
+    std::string blowUpMsg;
+    // Body positions at the start of the frame: frame-mean velocities for bodyStats().
+    std::vector<std::pair<int, Vec3f>> frameStartPos, frameVelocity;
+    double frameStartTime = 0.0;
+
+    /// Kinetic and gravitational potential energy (J) of the fluid and the dynamic bodies.
+    std::pair<double, double> energy() const {
+        const FluidState& st = solver->state();
+        const Vec3f g = solver->config().gravity;
+        using KP = std::pair<double, double>;
+        const KP sum = tbb::parallel_reduce(
+            tbb::blocked_range<size_t>(0, st.size(), 8192), KP{0.0, 0.0},
+            [&](const tbb::blocked_range<size_t>& r, KP a) {
+                for (size_t i = r.begin(); i < r.end(); ++i) {
+                    a.first += double(st.velocities[i].squaredNorm());
+                    a.second -= double(g.dot(st.positions[i]));
+                }
+                return a;
+            },
+            [](KP a, const KP& b) { return KP{a.first + b.first, a.second + b.second}; });
+        const double m = solver->mass();
+        double ke = 0.5 * m * sum.first, pe = m * sum.second;
+        for (const auto& b : bodies.system().bodies())
+            if (!b->isKinematic()) {
+                ke += b->kineticEnergy();
+                pe -= double(b->mass()) * double(g.dot(b->position()));
+            }
+        return {ke, pe};
+    }
+
+    /// True when something may add energy in this step: a moving kinematic body, a drag, a stir.
+    bool driven() const {
+        if (stirPending || bodies.system().dragging())
+            return true;
+        for (const auto& b : bodies.system().bodies())
+            if (b->isKinematic() && (b->linearVelocity().squaredNorm() > 0.0f || b->angularVelocity().squaredNorm() > 0.0f))
+                return true;
+        return false;
+    }
 
     // --- surface (once per frame; issue 12) ---
     SurfaceStage stage;
@@ -178,6 +220,15 @@ struct Simulation::Impl {
         bodies.build(sceneBodies, 0.0);
         bodies.cullFluid(x, v);
         solver->setParticles(std::move(x), std::move(v));
+        // Energy-check tolerance: 1 % of M |g| H, or of M v0^2 / 2 without gravity.
+        const double fluidMass = double(solver->mass()) * double(solver->particleCount());
+        energyTol = 0.01 * fluidMass *
+                    std::max({double(g) * double(scene.container.extent().maxCoeff()), 0.5 * double(vmax) * vmax, 1e-3});
+        energyRef = std::numeric_limits<double>::infinity();
+        stirPending = false;
+        blowUpMsg.clear();
+        frameStartPos.clear();
+        frameVelocity.clear();
         steps = 0;
         escapedTotal = 0;
         last = StepStats{};
@@ -212,10 +263,25 @@ struct Simulation::Impl {
             status = m.str();
             throw SimulationError(status);
         }
+        const bool drive = driven(); // before afterStep: the step's kinematic velocities
         bodies.afterStep(r.dt);
+        stirPending = false;
         ++steps;
         lastStepEndedFrame = false;
         framePhysicsMs += r.msTotal;
+        const auto [ke, pe] = energy();
+        const double e = ke + pe;
+        energyRef = drive ? e : std::min(energyRef, e);
+        last.blowUp = !drive && e > energyRef + energyTol;
+        if (last.blowUp && blowUpMsg.empty()) {
+            std::ostringstream m;
+            m << "blow-up at t = " << solver->time() << " s: the energy grew by " << (e - energyRef)
+              << " J without a source (tolerance " << energyTol << " J); max speed " << solver->maxSpeed()
+              << " m/s: reset, or lower timeStepMax / cflFactor";
+            blowUpMsg = m.str();
+        }
+        last.maxSpeed = solver->maxSpeed();
+        last.kineticEnergy = ke;
         last.time = solver->time();
         last.dt = r.dt;
         last.iterations = r.iterations;
@@ -282,6 +348,10 @@ int Simulation::advanceFrame(double frameDuration) {
     const double target = nextFrameEnd(s.solver->time(), frameDuration);
     FrameStats f;
     double dtSum = 0.0, itSum = 0.0, msSum = 0.0;
+    s.frameStartTime = s.solver->time();
+    s.frameStartPos.clear();
+    for (const auto& b : s.bodies.system().bodies())
+        s.frameStartPos.emplace_back(b->id(), b->position());
     while (s.solver->time() < target - 1e-7) {
         s.stepToward(target);
         dtSum += s.last.dt;
@@ -291,8 +361,20 @@ int Simulation::advanceFrame(double frameDuration) {
         f.converged = f.converged && s.last.converged;
         f.contained += s.last.contained;
         f.escaped += s.last.escaped;
+        f.maxSpeed = std::max(f.maxSpeed, s.last.maxSpeed);
+        f.blowUp = f.blowUp || s.last.blowUp;
         ++f.steps;
     }
+    f.kineticEnergy = s.last.kineticEnergy;
+    // Body velocity reported for the frame: its mean over the frame (displacement / duration),
+    // free of the step-to-step jitter of the contact and coupling impulses.
+    s.frameVelocity.clear();
+    const double span = s.solver->time() - s.frameStartTime;
+    if (span > 0.0)
+        for (const auto& b : s.bodies.system().bodies())
+            for (const auto& [id, x0] : s.frameStartPos)
+                if (id == b->id())
+                    s.frameVelocity.emplace_back(id, ((b->position() - x0) / float(span)).eval());
     if (f.steps > 0) {
         f.meanDt = dtSum / f.steps;
         f.meanIterations = itSum / f.steps;
@@ -333,6 +415,7 @@ const FrameStats& Simulation::lastFrame() const {
 void Simulation::setParameter(const std::string& name, double value) {
     Impl& s = *impl_;
     s.params.set(name, value);
+    s.energyRef = std::numeric_limits<double>::infinity(); // e.g. gravity changed: new reference
     const ParameterInfo* info = findParameter(name);
     if (info && info->group == "Surface")
         s.invalidateSurface(); // rebuilt at once with the new settings; the old mesh is never shown again
@@ -370,6 +453,9 @@ Aabb Simulation::domain() const {
 }
 const std::string& Simulation::status() const {
     return impl_->status;
+}
+const std::string& Simulation::blowUpMessage() const {
+    return impl_->blowUpMsg;
 }
 PcisphSolver& Simulation::solver() {
     return *impl_->solver;
@@ -545,7 +631,8 @@ int Simulation::addBody(const BodyDescription& body) {
     Impl& s = *impl_;
     if (s.resetPending) s.build();
     const int id = s.bodies.add(body);
-    s.bodies.sync(); // boundary object and pose now (snapshot, counts)
+    s.bodies.sync();
+    s.energyRef = std::numeric_limits<double>::infinity(); // the body brings its own energy // boundary object and pose now (snapshot, counts)
     return id;
 }
 
@@ -583,6 +670,7 @@ void Simulation::removeBody(int id) {
     Impl& s = *impl_;
     if (!s.bodies.remove(id)) throw std::invalid_argument("removeBody: no body with id " + std::to_string(id));
     s.bodies.sync();
+    s.energyRef = std::numeric_limits<double>::infinity();
 }
 
 std::optional<std::pair<int, Vec3f>> Simulation::pickBody(const Vec3f& origin, const Vec3f& dir) const {
@@ -601,14 +689,23 @@ void Simulation::setDragTarget(const Vec3f& worldPoint) { impl_->bodies.setDragT
 void Simulation::endDrag() { impl_->bodies.endDrag(); }
 
 void Simulation::stir(const Vec3f& origin, const Vec3f& dir, float radius, const Vec3f& velocity) {
+    impl_->stirPending = true;
     impl_->bodies.stir(origin, dir, radius, velocity);
 }
 void Simulation::stir(const Vec3f& origin, const Vec3f& dir, float radius, float strength) {
+    impl_->stirPending = true;
     impl_->bodies.stir(origin, dir, radius, strength);
 }
 
 std::vector<BodySnapshot> Simulation::bodies() const { return impl_->bodies.snapshot(); }
-std::vector<BodyStats> Simulation::bodyStats() const { return impl_->bodies.stats(impl_->solver->state()); }
+std::vector<BodyStats> Simulation::bodyStats() const {
+    std::vector<BodyStats> out = impl_->bodies.stats(impl_->solver->state());
+    for (BodyStats& b : out) // the last frame's mean velocity (advanceFrame), else the current one
+        for (const auto& [id, v] : impl_->frameVelocity)
+            if (id == b.id)
+                b.velocity = v;
+    return out;
+}
 const RigidBodySystem& Simulation::rigidBodies() const { return impl_->bodies.system(); }
 RigidBodySystem& Simulation::rigidBodies() { return impl_->bodies.system(); }
 size_t Simulation::bodySampleCount() const { return impl_->bodies.sampleCount(); }

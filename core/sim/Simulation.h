@@ -36,6 +36,9 @@ struct StepStats {
     bool converged = true;        ///< density error <= eta within maxIterations
     size_t contained = 0;         ///< particles the container safety net put back (normally 0)
     size_t escaped = 0;           ///< of those, particles found beyond the walls' outer face
+    double maxSpeed = 0.0;        ///< max fluid particle speed after the step (m/s)
+    double kineticEnergy = 0.0;   ///< fluid + dynamic bodies' kinetic energy after the step (J)
+    bool blowUp = false;          ///< energy grew without a source (see Simulation::blowUpMessage)
 };
 
 /// Aggregate of the steps of the latest advanceFrame() call.
@@ -48,6 +51,9 @@ struct FrameStats {
     bool converged = true;        ///< every step met eta within maxIterations
     size_t contained = 0;         ///< safety-net corrections summed over the frame's steps
     size_t escaped = 0;           ///< escapes through the walls summed over the frame's steps
+    double maxSpeed = 0.0;        ///< max fluid particle speed over the frame's steps (m/s)
+    double kineticEnergy = 0.0;   ///< kinetic energy at the end of the frame (J)
+    bool blowUp = false;          ///< some step of the frame flagged a blow-up
 };
 
 class Simulation {
@@ -140,6 +146,13 @@ public:
 
     /// Non-empty after a blow-up (message for the GUI); cleared by reset().
     const std::string& status() const;
+    /// Energy check (StepStats::blowUp): the mechanical energy E = kinetic + gravitational
+    /// potential energy of the fluid and the dynamic bodies may only fall, apart from numerical
+    /// noise, while nothing drives the system. A step flags a blow-up when E exceeds its minimum
+    /// since the last reset or the last driven step (a moving kinematic body, a drag or a stir,
+    /// which may add energy) by more than 1 % of M |g| H (M fluid mass, H container height).
+    /// Non-empty (a one-line message) after such a step; cleared by reset().
+    const std::string& blowUpMessage() const;
     /// The solver and the boundary model (walls = object 0), e.g. for rigid-body coupling.
     PcisphSolver& solver();
     BoundaryModel& boundary();

@@ -17,6 +17,10 @@
 //    neighbourhoods in wall corners would otherwise be over-corrected and oscillate;
 //  - a step whose prediction moves particles more than d0 (cached lists would be invalid),
 //    turns non-finite or exceeds 50 % density error is redone from the same state at dt / 4;
+//    a step that misses eta within maxIterations is redone at dt / 2 (up to 3 times) before its
+//    velocities are committed;
+//  - besides CFL, dt <= cfl sqrt(d0 / |a|) with a the non-pressure acceleration only (the
+//    pressure acceleration scales with 1/dt^2 in PCISPH; bounding dt by it ran away, see .cpp);
 //  - dt also follows the iteration count (Ihmsen et al. 2010), since p restarts from 0 each step;
 //  - optional containment box as a last-resort safety net (StepResult::contained counts uses).
 // Kernel values in the loops come from KernelTable (tabulated over |x|^2: no sqrt per pair).
@@ -91,9 +95,11 @@ public:
     const CubicSplineKernel& kernel() const { return kernel_; }
     /// delta(dt) = deltaUnit / dt^2 (Solenthaler & Pajarola eq. 8).
     float delta(float dt) const { return deltaUnit_ / (dt * dt); }
-    /// dt the next step will use (CFL and acceleration bound, clamped to [dtMin, dtMax]).
+    /// dt the next step will use (CFL and non-pressure acceleration bound, clamped to [dtMin, dtMax]).
     float nextTimeStep() const;
     double time() const { return time_; }
+    /// Max particle speed of the committed state (m/s).
+    float maxSpeed() const { return maxSpeed_; }
     size_t fluidNeighborCount() const;    // entries in the cached fluid lists of the last step
     size_t boundaryNeighborCount() const; // entries in the cached boundary lists of the last step
 
@@ -153,8 +159,9 @@ private:
     std::vector<NeighborBlock> blocks_;
     std::vector<uint32_t> fluidBegin_, fluidCount_, boundaryBegin_, boundaryCount_;
 
-    float maxSpeed_ = 0.0f, maxAccel_ = 0.0f;
-    float maxSpeedCandidate_ = 0.0f, maxAccelCandidate_ = 0.0f; // of the latest prediction
+    float maxSpeed_ = 0.0f, maxAccel_ = 0.0f; // maxAccel_: non-pressure forces only (see nextTimeStep)
+    float maxAccelNonPressure_ = 0.0f;
+    float maxSpeedCandidate_ = 0.0f; // of the latest prediction
     bool finiteCandidate_ = true;
     bool listsCurrent_ = false; // refreshNeighborLists() ran since the last step (reused by it)
     float dtScale_ = 1.0f; // < 1 after restarts / missed tolerance, recovers by 10 % per good step

@@ -1,0 +1,132 @@
+// Issue 9: statistics that show a blow-up (maxSpeed, kineticEnergy, blowUp), lattices that keep
+// their size (round(extent / spacing) layers), and a body velocity report without step jitter.
+#include "scene/Scene.h"
+#include "scene/SceneBodies.h"
+#include "sim/Simulation.h"
+#include "sph/PcisphSolver.h"
+
+#include <QtTest>
+#include <cmath>
+
+using namespace octo;
+
+namespace {
+
+SceneDescription pool(float r, Vec3f container, float depth) {
+    SceneDescription scene;
+    scene.name = "stats-test";
+    scene.particleRadius = r;
+    scene.container = Aabb(Vec3f::Zero(), container);
+    scene.fluidBoxes.push_back({Aabb(Vec3f::Zero(), Vec3f(container.x(), depth, container.z())), Vec3f::Zero()});
+    return scene;
+}
+
+} // namespace
+
+class TestFrameStats : public QObject {
+    Q_OBJECT
+private slots:
+    void latticeRoundsToNearestLayer() {
+        // 0.55 m at spacing 18.33 mm is 30.005 spacings: 30 layers (floor gave 29, 0.532 m).
+        const float r = 0.0183333f / 2.0f;
+        SceneDescription scene = pool(r, Vec3f(1.0f, 1.0f, 1.0f), 0.55f);
+        scene.fluidBoxes[0].box = Aabb(Vec3f::Zero(), Vec3f(0.55f, 0.55f, 0.55f));
+        std::vector<Vec3f> x, v;
+        scene.sampleFluid(r, x, v);
+        QCOMPARE(x.size(), size_t(30 * 30 * 30));
+        QCOMPARE(scene.estimateParticleCount(r), size_t(30 * 30 * 30));
+        float top = 0.0f;
+        for (const Vec3f& p : x)
+            top = std::max(top, p.y());
+        QVERIFY(std::abs(top + r - 0.55f) < 1e-4f); // the lattice spans the box
+        // 29.6 spacings round up to 30 ...
+        scene.fluidBoxes[0].box = Aabb(Vec3f::Zero(), Vec3f(0.55f, 29.6f * 2.0f * r, 0.55f));
+        scene.sampleFluid(r, x, v);
+        QCOMPARE(x.size(), size_t(30 * 30 * 30));
+        // ... 29.4 round down to 29 ...
+        scene.fluidBoxes[0].box = Aabb(Vec3f::Zero(), Vec3f(0.55f, 29.4f * 2.0f * r, 0.55f));
+        scene.sampleFluid(r, x, v);
+        QCOMPARE(x.size(), size_t(30 * 29 * 30));
+        // ... but never past the container wall: a box flush with a wall 29.6 spacings away keeps 29.
+        scene.container = Aabb(Vec3f::Zero(), Vec3f(29.6f * 2.0f * r, 1.0f, 1.0f));
+        scene.fluidBoxes[0].box = Aabb(Vec3f::Zero(), Vec3f(29.6f * 2.0f * r, 0.55f, 0.55f));
+        scene.sampleFluid(r, x, v);
+        QCOMPARE(x.size(), size_t(29 * 30 * 30));
+        for (const Vec3f& p : x)
+            QVERIFY(p.x() <= scene.container.max.x() - r + 1e-5f);
+    }
+
+    void fineRadiusAllowed() {
+        // Laboratory scale: r = 0.2 mm is accepted (limit 0.1 mm); below it is refused.
+        SceneDescription scene = pool(0.0002f, Vec3f(0.004f, 0.004f, 0.004f), 0.002f);
+        Simulation sim(scene, {"surfaceEnabled=false"});
+        QCOMPARE(sim.fluidParticleCount(), size_t(10 * 5 * 10));
+        QVERIFY_THROWS_EXCEPTION(std::exception, Simulation(scene, {"particleRadius=0.00005"}));
+    }
+
+    void energyStatsAndBlowUpFlag() {
+        SceneDescription scene = pool(0.01f, Vec3f(0.2f, 0.3f, 0.2f), 0.1f);
+        Simulation sim(scene, {"surfaceEnabled=false"});
+        const double mass = sim.solver().mass() * double(sim.fluidParticleCount());
+        for (int f = 0; f < 6; ++f) {
+            sim.advanceFrame(1.0 / 60.0);
+            const FrameStats& fr = sim.lastFrame();
+            QVERIFY(!fr.blowUp);
+            QVERIFY(fr.maxSpeed >= 0.0 && fr.maxSpeed < 0.5);
+            // kinetic energy = sum m v^2 / 2 of the state at the end of the frame
+            double ke = 0.0, vmax = 0.0;
+            for (const Vec3f& v : sim.solver().state().velocities) {
+                ke += 0.5 * sim.solver().mass() * v.squaredNorm();
+                vmax = std::max(vmax, double(v.norm()));
+            }
+            QVERIFY(std::abs(fr.kineticEnergy - ke) <= 1e-6 + 1e-3 * ke);
+            QVERIFY(fr.maxSpeed >= vmax - 1e-6);
+        }
+        QVERIFY(sim.blowUpMessage().empty());
+        // Energy from nowhere: kick every particle upward by 1 m/s between steps.
+        for (Vec3f& v : sim.solver().state().velocities)
+            v.y() += 1.0f;
+        sim.advanceFrame(1.0 / 60.0);
+        const FrameStats& fr = sim.lastFrame();
+        qInfo("kick: kinetic energy %.4f J (0.5 M v^2 = %.4f J), maxSpeed %.3f m/s, blowUp %d", fr.kineticEnergy,
+              0.5 * mass, fr.maxSpeed, int(fr.blowUp));
+        QVERIFY(fr.blowUp);
+        QVERIFY(fr.maxSpeed > 0.8);
+        QVERIFY(!sim.blowUpMessage().empty());
+        sim.reset();
+        QVERIFY(sim.blowUpMessage().empty());
+    }
+
+    void restingBodyReportsNoJitter() {
+        // A 2 rho0 box resting on the floor next to a pool: the reported (frame-mean) velocity
+        // stays below 1 cm/s although the contact solver's per-step velocity jitters.
+        SceneDescription scene = pool(0.01f, Vec3f(0.4f, 0.3f, 0.4f), 0.06f);
+        scene.fluidBoxes[0].box.max.x() = 0.12f;
+        Simulation sim(scene, {"surfaceEnabled=false"});
+        BodyDescription box;
+        box.shape = BodyDescription::Shape::Box;
+        box.size = Vec3f::Constant(0.1f);
+        box.relativeDensity = 2.0f;
+        box.position = Vec3f(0.3f, 0.05f + 0.001f, 0.2f);
+        const int id = sim.addBody(box);
+        double worst = 0.0, worstStep = 0.0;
+        for (int f = 0; f < 36; ++f) { // 0.6 s: the first 0.25 s settle
+            sim.advanceFrame(1.0 / 60.0);
+            const std::vector<BodyStats> stats = sim.bodyStats();
+            QCOMPARE(stats.size(), size_t(1));
+            QCOMPARE(stats[0].id, id);
+            if (f >= 15) {
+                worst = std::max(worst, double(stats[0].velocity.norm()));
+                worstStep = std::max(worstStep, double(sim.bodies()[0].velocity.norm()));
+            }
+        }
+        const float y = sim.bodyStats()[0].position.y();
+        qInfo("resting box: centre y %.4f m, worst reported speed %.5f m/s (instantaneous at frame ends %.5f m/s)", y,
+              worst, worstStep);
+        QVERIFY(std::abs(y - 0.05f) < 0.01f); // it rests on the floor
+        QVERIFY2(worst < 0.01, qPrintable(QString::number(worst)));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestFrameStats)
+#include "test_frame_stats.moc"
