@@ -2,6 +2,8 @@
 
 #include "common/Parameters.h"
 #include "scene/JsonFields.h"
+#include "io/FileRead.h"
+#include "io/ParticleIo.h"
 
 #include <nlohmann/json.hpp>
 
@@ -247,12 +249,18 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
             }
             s.parameters.emplace_back(key, v);
         }
+        try {
+            check.validate();
+        } catch (const ParameterError& e) {
+            p.fail(e.what());
+        }
     }
     if (top.has("bodies")) {
         const json& b = top.at("bodies");
         if (!b.is_array())
             top.fail("expected an array", "bodies");
         s.bodiesJson = b.dump();
+        parseBodiesJson(s.bodiesJson, sourceName); // field and mesh errors at load, not at the first build
     }
     const ParameterInfo* rInfo = findParameter("particleRadius");
     if (rInfo && (s.particleRadius < rInfo->minValue || s.particleRadius > rInfo->maxValue))
@@ -262,12 +270,13 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
 }
 
 SceneDescription loadSceneFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw SceneError(path + ": cannot open scene file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parseSceneJson(ss.str(), path);
+    std::string text;
+    try {
+        text = readRegularFile(path, kMaxSceneFileBytes, "scene file");
+    } catch (const FileFormatError& e) {
+        throw SceneError(e.what());
+    }
+    return parseSceneJson(text, path);
 }
 
 } // namespace octo
