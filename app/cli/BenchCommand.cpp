@@ -1,5 +1,6 @@
 // `octofluid-cli bench`: the PCISPH solver table (dam break at three sizes, 2 threads and 1
 // thread) and, with `reconstruct` / `all`, the surface reconstruction table.
+#include "ArgParser.h"
 #include "BenchReconstruct.h"
 #include "Command.h"
 
@@ -150,16 +151,27 @@ int runBodiesBench(bool quick) {
 int benchCommand(const Args& args) {
     std::string what = "solver";
     bool quick = false;
-    for (const std::string& a : args) {
-        if (a == "--quick")
+    std::vector<std::string> tables;
+    Args rest; // options of the reconstruct table (--runs, --threads, --json, --method)
+    try {
+        ArgParser parser;
+        parser.flag("--quick", [&] {
             quick = true;
-        else if (a == "solver" || a == "reconstruct" || a == "bodies" || a == "all")
-            what = a;
-        else if (a.rfind("--", 0) != 0) {
-            std::cerr << "octofluid-cli bench: error: unknown table '" << a
-                      << "' (solver, bodies, reconstruct or all)\n";
-            return 2;
+            rest.push_back("--quick");
+        });
+        for (const char* o : {"--runs", "--threads", "--json", "--method"})
+            parser.option(o, [&rest, o](const std::string& v) { rest.insert(rest.end(), {o, v}); });
+        parser.positionals(tables).parse(args);
+        if (tables.size() > 1)
+            throw UsageError("give one table (solver, bodies, reconstruct or all)");
+        if (!tables.empty()) {
+            what = tables[0];
+            if (what != "solver" && what != "reconstruct" && what != "bodies" && what != "all")
+                throw UsageError("unknown table '" + what + "' (solver, bodies, reconstruct or all)");
         }
+    } catch (const UsageError& e) {
+        std::cerr << "octofluid-cli bench: error: " << e.what() << "\n";
+        return 2;
     }
     try {
         int rc = 0;
@@ -167,13 +179,8 @@ int benchCommand(const Args& args) {
             rc = runSolverBench(quick);
         if (rc == 0 && (what == "bodies" || what == "all"))
             rc = runBodiesBench(quick);
-        if (rc == 0 && (what == "reconstruct" || what == "all")) {
-            Args rest;
-            for (const std::string& a : args)
-                if (a != "all" && a != "solver" && a != "bodies")
-                    rest.push_back(a);
+        if (rc == 0 && (what == "reconstruct" || what == "all"))
             rc = runReconstructBench(rest);
-        }
         return rc;
     } catch (const std::exception& e) {
         std::cerr << "octofluid-cli bench: error: " << e.what() << "\n";
