@@ -169,6 +169,11 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
             what = what.substr(p + 2);
         throw SceneError(sourceName + ":" + std::to_string(line) + ":" + std::to_string(col) +
                          ": JSON syntax error: " + what);
+    } catch (const json::exception& e) { // e.g. a number literal too large for a double (out_of_range.406)
+        std::string what = e.what();
+        if (auto p = what.find("] "); p != std::string::npos)
+            what = what.substr(p + 2);
+        throw SceneError(sourceName + ": JSON error: " + what);
     }
     SceneDescription s;
     s.sourcePath = sourceName;

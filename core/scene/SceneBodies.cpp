@@ -42,6 +42,7 @@ Quatf parseOrientation(const Fields& b) {
         for (int i = 0; i < 4; ++i) {
             if (!o[size_t(i)].is_number()) b.fail("expected a quaternion [w, x, y, z] of numbers", field);
             q[i] = o[size_t(i)].get<double>();
+            if (std::abs(q[i]) > Fields::kMaxMagnitude) b.fail("quaternion component out of range (|x| <= 1e30)", field);
         }
         if (!(q.norm() > 1e-9) || !q.allFinite()) b.fail("the quaternion must be finite and non-zero", field);
         return Quatf(float(q[0]), float(q[1]), float(q[2]), float(q[3])).normalized();
@@ -188,8 +189,8 @@ std::vector<BodyDescription> parseBodiesJson(const std::string& text, const std:
     json arr;
     try {
         arr = json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw SceneError(source + ": field 'bodies': JSON syntax error: " + e.what());
+    } catch (const json::exception& e) {
+        throw SceneError(source + ": field 'bodies': JSON error: " + e.what());
     }
     if (!arr.is_array()) throw SceneError(source + ": field 'bodies': expected an array");
     for (size_t i = 0; i < arr.size(); ++i) out.push_back(parseBody(arr[i], "bodies[" + std::to_string(i) + "]", source));
@@ -200,8 +201,8 @@ BodyDescription parseBodyJson(const std::string& text, const std::string& source
     json obj;
     try {
         obj = json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw SceneError(source + ": field '" + what + "': JSON syntax error: " + e.what());
+    } catch (const json::exception& e) {
+        throw SceneError(source + ": field '" + what + "': JSON error: " + e.what());
     }
     return parseBody(obj, what, source);
 }
