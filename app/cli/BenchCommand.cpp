@@ -1,5 +1,6 @@
 // `octofluid-cli bench`: the PCISPH solver table (dam break at three sizes, 2 threads and 1
 // thread) and, with `reconstruct` / `all`, the surface reconstruction table.
+#include "ArgParser.h"
 #include "BenchLive.h"
 #include "BenchReconstruct.h"
 #include "Command.h"
@@ -11,6 +12,7 @@
 
 #include <tbb/global_control.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -216,21 +218,30 @@ int runBodiesBench(bool quick) {
 int benchCommand(const Args& args) {
     std::string what = "solver";
     bool quick = false;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--runs" || a == "--threads" || a == "--json" || a == "--method" || a == "--size" || a == "--scene")
-            ++i; // an option of the reconstruct table and its value
-        else if (a == "--quick")
+    // `bench live` has options of its own (--frames, --radius ...) and parses them itself.
+    if (std::find(args.begin(), args.end(), "live") != args.end())
+        return runLiveBench(args);
+    std::vector<std::string> tables;
+    Args rest; // options of the reconstruct table (--runs, --threads, --json, --method, --size, --scene)
+    try {
+        ArgParser parser;
+        parser.flag("--quick", [&] {
             quick = true;
-        else if (a == "live")
-            return runLiveBench(args); // issue 12: physics vs surface per frame
-        else if (a == "solver" || a == "reconstruct" || a == "bodies" || a == "forces" || a == "all")
-            what = a;
-        else if (a.rfind("--", 0) != 0) {
-            std::cerr << "octofluid-cli bench: error: unknown table '" << a
-                      << "' (solver, forces, bodies, reconstruct or all)\n";
-            return 2;
+            rest.push_back("--quick");
+        });
+        for (const char* o : {"--runs", "--threads", "--json", "--method", "--size", "--scene"})
+            parser.option(o, [&rest, o](const std::string& v) { rest.insert(rest.end(), {o, v}); });
+        parser.positionals(tables).parse(args);
+        if (tables.size() > 1)
+            throw UsageError("give one table (solver, forces, bodies, reconstruct, live or all)");
+        if (!tables.empty()) {
+            what = tables[0];
+            if (what != "solver" && what != "forces" && what != "reconstruct" && what != "bodies" && what != "all")
+                throw UsageError("unknown table '" + what + "' (solver, forces, bodies, reconstruct, live or all)");
         }
+    } catch (const UsageError& e) {
+        std::cerr << "octofluid-cli bench: error: " << e.what() << "\n";
+        return 2;
     }
     try {
         int rc = 0;
@@ -240,13 +251,8 @@ int benchCommand(const Args& args) {
             runForcesTable(quick);
         if (rc == 0 && (what == "bodies" || what == "all"))
             rc = runBodiesBench(quick);
-        if (rc == 0 && (what == "reconstruct" || what == "all")) {
-            Args rest;
-            for (const std::string& a : args)
-                if (a != "all" && a != "solver" && a != "bodies" && a != "forces")
-                    rest.push_back(a);
+        if (rc == 0 && (what == "reconstruct" || what == "all"))
             rc = runReconstructBench(rest);
-        }
         return rc;
     } catch (const std::exception& e) {
         std::cerr << "octofluid-cli bench: error: " << e.what() << "\n";

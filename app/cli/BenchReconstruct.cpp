@@ -1,6 +1,7 @@
 // The `reconstruct` table of `octofluid-cli bench`: four methods on the same particles
 // (resting block and a dam-break-like frame at about 50 k, 200 k and 1 M particles).
 #include "BenchReconstruct.h"
+#include "ArgParser.h"
 
 #include "surface/ParticleShapes.h"
 #include "surface/SurfaceReconstructor.h"
@@ -36,36 +37,24 @@ int runReconstructBench(const Args& args) {
     std::vector<std::string> methods = {"octree", "uniform", "narrow", "sparse"};
     std::vector<size_t> sizesArg;
     int sceneFirst = 0, sceneLast = 1;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= args.size())
-                throw std::invalid_argument(a + " needs a value");
-            return args[++i];
-        };
-        if (a == "--quick")
-            quick = true;
-        else if (a == "--runs")
-            runs = std::max(1, std::stoi(value()));
-        else if (a == "--threads")
-            threads = std::max(1, std::stoi(value()));
-        else if (a == "--json")
-            jsonPath = value();
-        else if (a == "--method")
-            methods = {value()};
-        else if (a == "--size")
-            sizesArg.push_back(size_t(std::max(1LL, std::stoll(value()))));
-        else if (a == "--scene") {
-            const std::string v = value();
+    std::vector<std::string> tables; // the bench command may pass its table name through
+    ArgParser()
+        .flag("--quick", quick)
+        .option("--runs", [&](const std::string& v) { runs = int(parseWhole("--runs", v, 1, 1000)); })
+        .option("--threads", [&](const std::string& v) { threads = int(parseWhole("--threads", v, 1, 1024)); })
+        .option("--json", jsonPath)
+        .option("--method", [&](const std::string& v) { methods = {surfaceMethodName(parseSurfaceMethod(v))}; })
+        .option("--size", [&](const std::string& v) { sizesArg.push_back(size_t(parseWhole("--size", v, 1, 100000000))); })
+        .option("--scene", [&](const std::string& v) {
             if (v != "block" && v != "dambreak")
-                throw std::invalid_argument("bench reconstruct: --scene is block or dambreak, not " + v);
+                throw UsageError("bench reconstruct: --scene is block or dambreak, not " + v);
             sceneFirst = sceneLast = v == "block" ? 0 : 1;
-        }
-        else if (a == "reconstruct")
-            continue; // the bench command may pass its table name through
-        else
-            throw std::invalid_argument("bench reconstruct: unknown option " + a);
-    }
+        })
+        .positionals(tables)
+        .parse(args);
+    for (const std::string& t : tables)
+        if (t != "reconstruct")
+            throw UsageError("bench reconstruct: unexpected argument '" + t + "'");
     std::unique_ptr<tbb::global_control> limit;
     if (threads > 0)
         limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,

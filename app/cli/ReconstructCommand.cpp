@@ -1,6 +1,9 @@
 // octofluid-cli reconstruct: surface meshes from particle files written by any simulator.
 #include "BenchReconstruct.h"
+#include "ArgParser.h"
 #include "Command.h"
+
+#include "common/Parameters.h"
 
 #include "io/MeshWriter.h"
 #include "io/ParticleIo.h"
@@ -20,6 +23,7 @@
 #include <iostream>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -27,77 +31,84 @@ namespace octo::cli {
 
 namespace {
 
+constexpr long long kMaxFrameNumber = 999'999'999'999;
+
 struct Options {
     std::string in, out, statsJson;
-    float radius = 0.0f; // 0: estimate
-    SurfaceSettings settings;
-    long first = -1, last = -1;
+    ParameterSet params;      // the table's surface parameters, as `run --set` takes them
+    bool radiusGiven = false; // false: estimate particleRadius from the first frame
+    bool normals = true;
+    long long first = -1, last = -1;
     bool quiet = false;
 };
 
-float parseFloat(const std::string& opt, const std::string& v) {
-    char* end = nullptr;
-    const float f = std::strtof(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !std::isfinite(f))
-        throw std::invalid_argument(opt + ": not a number: '" + v + "'");
-    return f;
+/// The parameters reconstruct uses (SurfaceSettings); others are refused so a typo cannot pass.
+const std::vector<std::string>& surfaceParameterNames() {
+    static const std::vector<std::string> names{"particleRadius", "restDensity", "lambdaMin",
+                                                "leafSize", "kernelRadiusFactor", "tLow",
+                                                "tHigh", "surfaceMethod", "surfaceSEnlargement"};
+    return names;
 }
-long parseInt(const std::string& opt, const std::string& v) {
-    char* end = nullptr;
-    const long i = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || i < 0)
-        throw std::invalid_argument(opt + ": not a frame number: '" + v + "'");
-    return i;
+
+void setSurfaceParameter(Options& o, const std::string& option, const std::string& name, const std::string& value) {
+    const auto& names = surfaceParameterNames();
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+        std::string list;
+        for (const std::string& n : names)
+            list += (list.empty() ? "" : ", ") + n;
+        throw UsageError(option + ": parameter '" + name + "' does not act on reconstruct (it takes " + list + ")");
+    }
+    try {
+        o.params.setFromString(name, value);
+    } catch (const ParameterError& e) {
+        throw UsageError(option + ": " + e.what());
+    }
+    if (name == "particleRadius")
+        o.radiusGiven = true;
 }
 
 Options parse(const Args& args) {
     Options o;
-    o.settings.storeLeaves = false;
     std::vector<std::string> positional;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&]() -> const std::string& {
-            if (i + 1 >= args.size())
-                throw std::invalid_argument(a + " needs a value");
-            return args[++i];
-        };
-        if (a == "--radius") {
-            o.radius = parseFloat(a, value());
-            if (!(o.radius > 0.0f))
-                throw std::invalid_argument("--radius must be > 0");
-        } else if (a == "--lambda")
-            o.settings.lambdaMin = parseFloat(a, value());
-        else if (a == "--leaf") {
-            o.settings.leafSize = parseFloat(a, value());
-            if (o.settings.leafSize < 0.0f)
-                throw std::invalid_argument("--leaf must be >= 0");
-        } else if (a == "--method")
-            o.settings.method = parseSurfaceMethod(value());
-        else if (a == "--stats-json" || a == "--stats")
-            o.statsJson = value();
-        else if (a == "--first")
-            o.first = parseInt(a, value());
-        else if (a == "--last")
-            o.last = parseInt(a, value());
-        else if (a == "--s-enlargement")
-            o.settings.sEnlargementFactor = parseFloat(a, value());
-        else if (a == "--rest-density")
-            o.settings.restDensity = parseFloat(a, value());
-        else if (a == "--no-normals")
-            o.settings.computeNormals = false;
-        else if (a == "--quiet" || a == "-q")
-            o.quiet = true;
-        else if (a.rfind("--", 0) == 0)
-            throw std::invalid_argument("unknown option " + a);
-        else
-            positional.push_back(a);
-    }
+    // --radius, --lambda, --leaf, --method, --s-enlargement and --rest-density are aliases of
+    // table entries: same names in messages, same ranges as `run --set`.
+    auto alias = [&](const char* option, const char* name) {
+        return [&o, option, name](const std::string& v) { setSurfaceParameter(o, option, name, v); };
+    };
+    ArgParser()
+        .option("--set",
+                [&](const std::string& v) {
+                    const auto eq = v.find('=');
+                    if (eq == std::string::npos || eq == 0)
+                        throw UsageError("--set: expected name=value, got '" + v + "'");
+                    setSurfaceParameter(o, "--set", v.substr(0, eq), v.substr(eq + 1));
+                })
+        .option("--radius", alias("--radius", "particleRadius"))
+        .option("--lambda", alias("--lambda", "lambdaMin"))
+        .option("--leaf", alias("--leaf", "leafSize"))
+        .option("--method", alias("--method", "surfaceMethod"))
+        .option("--s-enlargement", alias("--s-enlargement", "surfaceSEnlargement"))
+        .option("--rest-density", alias("--rest-density", "restDensity"))
+        .option("--stats-json", o.statsJson)
+        .option("--stats", o.statsJson)
+        .option("--first", [&](const std::string& v) { o.first = parseWhole("--first", v, 0, kMaxFrameNumber); })
+        .option("--last", [&](const std::string& v) { o.last = parseWhole("--last", v, 0, kMaxFrameNumber); })
+        .flag("--no-normals", [&] { o.normals = false; })
+        .flag("--quiet", o.quiet)
+        .flag("-q", o.quiet)
+        .positionals(positional)
+        .parse(args);
     if (positional.size() != 2)
-        throw std::invalid_argument("expected IN and OUT files (see octofluid-cli --help)");
+        throw UsageError("expected IN and OUT files (see octofluid-cli --help)");
     o.in = positional[0];
     o.out = positional[1];
     if (o.first >= 0 && o.last >= 0 && o.last < o.first)
-        throw std::invalid_argument("--last is before --first");
+        throw UsageError("--last is before --first");
+    try {
+        o.params.validate();
+    } catch (const ParameterError& e) {
+        throw UsageError(e.what());
+    }
     return o;
 }
 
@@ -137,7 +148,8 @@ std::vector<long> existingFrames(const std::string& pattern) {
         std::smatch fm;
         const std::string fn = e.path().filename().string();
         if (std::regex_match(fn, fm, re))
-            frames.push_back(std::stol(fm[1].str()));
+            if (fm[1].length() <= 12) // frame numbers beyond kMaxFrameNumber are not ours
+                frames.push_back(std::stol(fm[1].str()));
     }
     if (ec)
         throw std::runtime_error(dir.string() + ": cannot list directory: " + ec.message());
@@ -146,10 +158,10 @@ std::vector<long> existingFrames(const std::string& pattern) {
 }
 
 // Median nearest-neighbour distance over a sample of particles.
-float medianNearestDistance(const std::vector<Vec3f>& x) {
+float medianNearestDistance(const std::string& source, const std::vector<Vec3f>& x) {
     if (x.size() < 2)
-        throw std::invalid_argument(
-            "cannot estimate the particle radius from fewer than 2 particles; pass --radius");
+        throw std::invalid_argument(source + ": cannot estimate the particle radius from fewer than 2 particles; "
+                                    "pass --radius");
     Aabb box;
     for (const Vec3f& p : x)
         box.extend(p);
@@ -174,9 +186,16 @@ float medianNearestDistance(const std::vector<Vec3f>& x) {
         if (best < std::numeric_limits<float>::max())
             d.push_back(best);
     }
-    if (d.empty())
-        throw std::invalid_argument(
-            "cannot estimate the particle radius (all particles coincide); pass --radius");
+    if (d.empty()) {
+        if (!(e.maxCoeff() > 0.0f))
+            throw std::invalid_argument(source + ": cannot estimate the particle radius (all particles coincide); "
+                                        "pass --radius");
+        std::ostringstream s;
+        s << source << ": cannot estimate the particle radius: no two particles are a finite distance apart "
+          << "(the particles span [" << box.min.transpose() << "] .. [" << box.max.transpose()
+          << "] m: far-flung coordinates?); pass --radius";
+        throw std::invalid_argument(s.str());
+    }
     std::nth_element(d.begin(), d.begin() + std::ptrdiff_t(d.size() / 2), d.end());
     return d[d.size() / 2];
 }
@@ -216,7 +235,7 @@ int run(const Args& args) {
     Options o;
     try {
         o = parse(args);
-    } catch (const std::invalid_argument& e) {
+    } catch (const UsageError& e) {
         std::cerr << "octofluid-cli reconstruct: " << e.what() << "\n";
         return 2;
     }
@@ -226,43 +245,51 @@ int run(const Args& args) {
         if (!isPattern(o.out))
             throw std::invalid_argument(
                 "IN is a frame pattern, so OUT must be one too (e.g. surface_%04d.obj)");
-        std::vector<long> frames;
-        if (o.first >= 0 && o.last >= 0) {
-            for (long f = o.first; f <= o.last; ++f)
-                frames.push_back(f);
-        } else {
-            frames = existingFrames(o.in);
-            frames.erase(std::remove_if(frames.begin(), frames.end(),
-                                        [&](long f) {
-                                            return (o.first >= 0 && f < o.first) ||
-                                                   (o.last >= 0 && f > o.last);
-                                        }),
-                         frames.end());
-        }
+        // The files that exist, within [--first, --last]: memory follows the files, not the range.
+        std::vector<long> frames = existingFrames(o.in);
+        frames.erase(std::remove_if(frames.begin(), frames.end(),
+                                    [&](long f) {
+                                        return (o.first >= 0 && f < o.first) || (o.last >= 0 && f > o.last);
+                                    }),
+                     frames.end());
         if (frames.empty())
-            throw std::runtime_error("no input files match " + o.in);
+            throw std::runtime_error("no input files match " + o.in +
+                                     (o.first >= 0 || o.last >= 0 ? " in the --first/--last range" : ""));
         for (long f : frames)
             jobs.push_back({f, formatFrame(o.in, f), formatFrame(o.out, f)});
     } else {
         jobs.push_back({0, o.in, o.out});
     }
-    // Fail early on a bad output extension.
+    // Fail early on a bad output extension, and never write a mesh over an input file.
     {
         const std::string ext = std::filesystem::path(jobs[0].out).extension().string();
         if (ext != ".obj" && ext != ".ply" && ext != ".OBJ" && ext != ".PLY")
             throw std::invalid_argument(jobs[0].out + ": unknown mesh format (use .obj or .ply)");
+        std::set<std::filesystem::path> inputs;
+        for (const FrameJob& job : jobs)
+            inputs.insert(std::filesystem::weakly_canonical(job.in));
+        for (const FrameJob& job : jobs)
+            if (inputs.count(std::filesystem::weakly_canonical(job.out)))
+                throw std::invalid_argument(job.out + ": is an input file; refusing to overwrite it with a mesh");
     }
 
-    // The radius: given, or estimated once from the first frame.
-    if (o.radius <= 0.0f) {
+    // The radius: given, or estimated once from the first frame (and then held to the table's range).
+    if (!o.radiusGiven) {
         const ParticleData first = readParticles(jobs[0].in);
-        o.radius = 0.5f * medianNearestDistance(first.positions);
-        std::cerr << "reconstruct: estimated particle radius r = " << o.radius
+        const float r = 0.5f * medianNearestDistance(jobs[0].in, first.positions);
+        std::cerr << "reconstruct: estimated particle radius r = " << r
                   << " m (half the median nearest-neighbour distance); pass --radius to override\n";
+        try {
+            o.params.set("particleRadius", r);
+        } catch (const ParameterError& e) {
+            throw std::invalid_argument(std::string("estimated ") + e.what() + "; pass --radius");
+        }
     }
-    o.settings.particleRadius = o.radius;
-    o.settings.validate();
-    if (const std::string w = o.settings.warning(); !w.empty())
+    SurfaceSettings settings = surfaceSettingsFromParameters(o.params);
+    settings.storeLeaves = false;
+    settings.computeNormals = o.normals;
+    settings.validate();
+    if (const std::string w = settings.warning(); !w.empty())
         std::cerr << "reconstruct: warning: " << w << "\n";
 
     std::vector<SurfaceStats> stats(jobs.size());
@@ -280,7 +307,11 @@ int run(const Args& args) {
             rho = it->second;
         // Isolated: while this thread waits inside the reconstruction's own parallel loops it must
         // not pick up another frame, which would reuse this thread's reconstructor.
-        tbb::this_task_arena::isolate([&] { rec.reconstruct(data.positions, rho, o.settings); });
+        try {
+            tbb::this_task_arena::isolate([&] { rec.reconstruct(data.positions, rho, settings); });
+        } catch (const std::exception& e) {
+            throw std::runtime_error(job.in + ": " + e.what()); // name the frame
+        }
         writeMesh(job.out, rec.result().mesh);
         stats[k] = rec.result().stats;
         if (!o.quiet) {
@@ -307,13 +338,13 @@ int run(const Args& args) {
     if (!o.statsJson.empty()) {
         nlohmann::json j;
         if (!sequence) {
-            j = statsJson(stats[0], o.settings);
+            j = statsJson(stats[0], settings);
         } else {
             SurfaceStats total;
             nlohmann::json frames = nlohmann::json::array();
             for (size_t k = 0; k < jobs.size(); ++k) {
                 const SurfaceStats& s = stats[k];
-                nlohmann::json f = statsJson(s, o.settings);
+                nlohmann::json f = statsJson(s, settings);
                 f["frame"] = jobs[k].frame;
                 frames.push_back(f);
                 total.particles += s.particles;
@@ -334,7 +365,7 @@ int run(const Args& args) {
                 total.peakBytes = std::max(total.peakBytes, s.peakBytes);
                 total.leafSize = s.leafSize;
             }
-            j = statsJson(total, o.settings); // sums over frames (peakBytes: the largest frame)
+            j = statsJson(total, settings); // sums over frames (peakBytes: the largest frame)
             j["frameCount"] = jobs.size();
             j["frames"] = frames;
         }
@@ -342,8 +373,9 @@ int run(const Args& args) {
         if (!f)
             throw std::runtime_error(o.statsJson + ": cannot open for writing");
         f << j.dump(2) << "\n";
+        f.close(); // flushes: a full disk shows here, not at the destructor
         if (!f)
-            throw std::runtime_error(o.statsJson + ": write failed");
+            throw std::runtime_error(o.statsJson + ": write failed (disk full?)");
     }
     return 0;
 }
@@ -351,10 +383,13 @@ int run(const Args& args) {
 const CommandRegistrar registrar(
     "reconstruct",
     Command{"reconstruct IN.ply|IN.vtk OUT.obj|OUT.ply [--radius r] [--lambda 0.75] [--leaf L] "
-            "[--method octree|uniform|narrow|sparse] [--stats-json FILE] [--first N --last M] "
-            "[--s-enlargement f]",
+            "[--method octree|uniform|narrow|sparse] [--s-enlargement f] [--set name=value ...] "
+            "[--stats-json FILE] [--first N --last M]",
             "Surface mesh from particles (adaptive octree, Shao 2016). IN/OUT may be frame patterns like "
-            "frame_%04d.ply; without --radius it is estimated as half the median nearest-neighbour distance.",
+            "frame_%04d.ply; without --radius it is estimated as half the median nearest-neighbour distance. "
+            "The options are the parameter table's (same names and ranges as run --set): --radius = "
+            "particleRadius, --lambda = lambdaMin, --leaf = leafSize, --method = surfaceMethod, "
+            "--s-enlargement = surfaceSEnlargement.",
             run});
 
 } // namespace

@@ -1,5 +1,8 @@
 // `octofluid-cli run`: runs a scene headless and prints one line of statistics per frame.
+#include "ArgParser.h"
 #include "Command.h"
+
+#include "common/Parameters.h"
 
 #include "scene/Scene.h"
 #include "scene/SceneLibrary.h"
@@ -7,6 +10,9 @@
 #include "sim/Simulation.h"
 #include "surface/SurfaceSettings.h"
 
+#include <nlohmann/json.hpp>
+
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -22,70 +28,115 @@ namespace {
 struct RunOptions {
     std::string sceneName, sceneFile, exportDir, meshDir, statsJson;
     double particles = 0.0, radius = 0.0, fps = 0.0;
-    long frames = -1;
+    long long frames = -1;
     std::vector<std::string> sets;
 };
 
-double parseNumber(const std::string& option, const std::string& text, bool positive) {
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || !std::isfinite(v) || (positive && !(v > 0.0)))
-        throw std::invalid_argument(option + ": expected a " + (positive ? "positive " : "") +
-                                    "number, got '" + text + "'");
-    return v;
-}
+constexpr long long kMaxFrames = 1'000'000'000;
 
 RunOptions parseRunOptions(const Args& args) {
     RunOptions o;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&]() -> const std::string& {
-            if (i + 1 >= args.size())
-                throw std::invalid_argument(a + ": missing value");
-            return args[++i];
-        };
-        if (a == "--scene")
-            o.sceneName = value();
-        else if (a == "--scene-file")
-            o.sceneFile = value();
-        else if (a == "--particles")
-            o.particles = parseNumber(a, value(), true);
-        else if (a == "--radius")
-            o.radius = parseNumber(a, value(), true);
-        else if (a == "--frames") {
-            const double f = parseNumber(a, value(), true);
-            if (f != std::floor(f))
-                throw std::invalid_argument("--frames: expected a whole number");
-            o.frames = long(f);
-        } else if (a == "--fps")
-            o.fps = parseNumber(a, value(), true);
-        else if (a == "--set")
-            o.sets.push_back(value());
-        else if (a == "--export-ply")
-            o.exportDir = value();
-        else if (a == "--export-mesh")
-            o.meshDir = value();
-        else if (a == "--stats-json")
-            o.statsJson = value();
-        else
-            throw std::invalid_argument("unknown option '" + a + "' (see octofluid-cli --help)");
-    }
+    const ParameterInfo& r = *findParameter("particleRadius");
+    ArgParser()
+        .option("--scene", o.sceneName)
+        .option("--scene-file", o.sceneFile)
+        .option("--particles", [&](const std::string& v) { o.particles = parseReal("--particles", v, 1.0, 1e12); })
+        .option("--radius", [&](const std::string& v) { o.radius = parseReal("--radius", v, r.minValue, r.maxValue); })
+        .option("--frames", [&](const std::string& v) { o.frames = parseWhole("--frames", v, 1, kMaxFrames); })
+        .option("--fps", [&](const std::string& v) { o.fps = parseReal("--fps", v, 1e-3, 1e6); })
+        .option("--set", [&](const std::string& v) { o.sets.push_back(v); })
+        .option("--export-ply", o.exportDir)
+        .option("--export-mesh", o.meshDir)
+        .option("--stats-json", o.statsJson)
+        .parse(args);
     if (o.sceneName.empty() == o.sceneFile.empty())
-        throw std::invalid_argument("give exactly one of --scene NAME or --scene-file FILE");
+        throw UsageError("give exactly one of --scene NAME or --scene-file FILE");
     if (o.particles > 0.0 && o.radius > 0.0)
-        throw std::invalid_argument("give at most one of --particles and --radius");
+        throw UsageError("give at most one of --particles and --radius");
     if (o.frames < 0)
-        throw std::invalid_argument("--frames F is required");
+        throw UsageError("--frames F is required");
     return o;
 }
 
-std::string jsonNumber(double v) {
-    if (!std::isfinite(v))
-        return "null";
+/// The radius for about n particles, refused (with the counts the table's radius range allows)
+/// when it falls outside that range.
+float radiusForParticles(const SceneDescription& scene, double n) {
+    const ParameterInfo& info = *findParameter("particleRadius");
+    const float r = scene.radiusForParticleCount(n);
+    if (r >= info.minValue && r <= info.maxValue)
+        return r;
+    const double v = scene.fluidVolume();
+    auto count = [&](double radius) { return v / std::pow(2.0 * radius, 3.0); };
     std::ostringstream s;
-    s.precision(9);
-    s << v;
-    return s.str();
+    s.precision(3);
+    s << "--particles " << n << ": the scene's " << v << " m^3 of fluid at " << n << " particles means r = " << r
+      << " m, outside particleRadius " << ParameterSet::rangeText(info) << "; this scene takes about "
+      << (long long)std::ceil(count(info.maxValue)) << " to " << (long long)std::floor(count(info.minValue))
+      << " particles";
+    throw UsageError(s.str());
+}
+
+/// A float as the double with the same shortest decimal form (0.9f -> 0.9, not 0.8999999761581421).
+double tidy(float v) {
+    char buf[32];
+    const auto end = std::to_chars(buf, buf + sizeof buf - 1, v).ptr;
+    *end = '\0';
+    return std::strtod(buf, nullptr); // inf / nan stay so and are written as null
+}
+
+/// One --stats-json line. Adding a field is one line; names are stable (README).
+nlohmann::ordered_json frameJson(Simulation& sim, long long frame, size_t nan, size_t escaped,
+                                 const SurfaceResult* surface) {
+    const FrameStats& fr = sim.lastFrame();
+    nlohmann::ordered_json j;
+    j["frame"] = frame;
+    j["time"] = sim.time();
+    j["steps"] = fr.steps;
+    j["dt"] = fr.meanDt;
+    j["iterations"] = fr.meanIterations;
+    j["maxDensityError"] = fr.maxDensityError;
+    j["fluidParticles"] = sim.fluidParticleCount();
+    j["boundaryParticles"] = sim.boundaryParticleCount();
+    j["tpsMs"] = fr.meanPhysicsMs;
+    j["nan"] = nan;
+    j["escaped"] = escaped;
+    j["converged"] = fr.converged;
+    j["contained"] = fr.contained;
+    j["maxSpeed"] = fr.maxSpeed;
+    j["kineticEnergy"] = fr.kineticEnergy;
+    j["blowUp"] = fr.blowUp;
+    // Rigid bodies: centre of mass, velocity, submerged fraction (docs/SCENES.md).
+    const std::vector<BodyStats> bodies = sim.bodyStats();
+    if (!bodies.empty()) {
+        auto vec = [](const Vec3f& v) { return nlohmann::ordered_json::array({tidy(v.x()), tidy(v.y()), tidy(v.z())}); };
+        nlohmann::ordered_json list = nlohmann::ordered_json::array();
+        for (const BodyStats& b : bodies)
+            list.push_back({{"id", b.id},
+                            {"name", b.name},
+                            {"kinematic", b.kinematic},
+                            {"position", vec(b.position)},
+                            {"velocity", vec(b.velocity)},
+                            {"submerged", b.submergedFraction},
+                            {"fluidLevel", tidy(b.fluidLevel)}});
+        j["bodies"] = std::move(list);
+    }
+    if (surface) {
+        const SurfaceStats& t = surface->stats;
+        j["surfaceParticles"] = t.surfaceParticles;
+        j["cubes"] = t.cubes;
+        j["cubesUniform"] = t.cubesUniform;
+        j["triangles"] = t.triangles;
+        j["tDetectMs"] = t.tDetectMs;
+        j["tOctreeMs"] = t.tOctreeMs;
+        j["tDistanceMs"] = t.tDistanceMs;
+        j["tMcMs"] = t.tMcMs;
+        j["tTotalMs"] = t.tTotalMs;
+        j["peakBytes"] = t.peakBytes;
+        // Surface (solver-side detection + reconstruction) over the frame's physics time.
+        if (const FrameSurfacePtr fs = sim.frameSurface(); fs && fr.steps > 0)
+            j["surfaceShare"] = fs->totalMs() / (fr.meanPhysicsMs * fr.steps);
+    }
+    return j;
 }
 
 int runScene(const Args& args) {
@@ -93,7 +144,7 @@ int runScene(const Args& args) {
     SceneDescription scene =
         o.sceneFile.empty() ? SceneLibrary::load(o.sceneName) : loadSceneFile(o.sceneFile);
     if (o.particles > 0.0)
-        scene.particleRadius = scene.radiusForParticleCount(o.particles);
+        scene.particleRadius = radiusForParticles(scene, o.particles);
     if (o.radius > 0.0)
         scene.particleRadius = float(o.radius);
     const double fps = o.fps > 0.0 ? o.fps : scene.fps;
@@ -126,7 +177,7 @@ int runScene(const Args& args) {
     // --particles / --radius set the scene radius; an explicit --set particleRadius wins.
     Simulation sim(scene, overrides);
     std::printf("scene %s: %zu fluid particles, %zu boundary particles (%zu on %zu bodies), r = %g m, %g fps, "
-                "%ld frames\n",
+                "%lld frames\n",
                 scene.name.c_str(), sim.fluidParticleCount(), sim.boundaryParticleCount(), sim.bodySampleCount(),
                 sim.rigidBodies().size(),
                 sim.parameters().get("particleRadius"), fps, o.frames);
@@ -135,25 +186,29 @@ int runScene(const Args& args) {
     std::fflush(stdout);
 
     const bool surfaceOn = sim.parameters().getb("surfaceEnabled");
-    auto exportFrame = [&](long frame) {
+    auto exportFrame = [&](long long frame) {
         char name[64];
         if (!o.exportDir.empty()) {
-            std::snprintf(name, sizeof name, "frame_%05ld.ply", frame);
+            std::snprintf(name, sizeof name, "frame_%05lld.ply", frame);
             sim.exportParticles((fs::path(o.exportDir) / name).string());
         }
         if (!o.meshDir.empty() && surfaceOn) {
-            std::snprintf(name, sizeof name, "mesh_%05ld.ply", frame);
+            std::snprintf(name, sizeof name, "mesh_%05lld.ply", frame);
             sim.exportMesh((fs::path(o.meshDir) / name).string());
         }
     };
+    // The initial surface: bad surface settings fail before any physics is spent.
+    if (surfaceOn && !sim.surface())
+        throw std::runtime_error("frame 0: " + sim.surfaceWarning() +
+                                 " (--set surfaceEnabled=false runs without a surface)");
     exportFrame(0);
-    for (long f = 1; f <= o.frames; ++f) {
+    for (long long f = 1; f <= o.frames; ++f) {
         sim.advanceFrame(1.0 / fps);
         const FrameStats& fr = sim.lastFrame();
         const size_t nan = sim.nonFiniteCount(), escaped = fr.escaped;
         // The surface of the frame's last state (the per-step rebuild is the GUI's job).
         const SurfaceResult* surface = surfaceOn ? sim.surface() : nullptr;
-        std::printf("%6ld %9.4f %6d %10.4f %6.2f %9.3f %9.2f", f, sim.time(), fr.steps, 1e3 * fr.meanDt,
+        std::printf("%6lld %9.4f %6d %10.4f %6.2f %9.3f %9.2f", f, sim.time(), fr.steps, 1e3 * fr.meanDt,
                     fr.meanIterations, 100.0 * fr.maxDensityError, fr.meanPhysicsMs);
         if (surface)
             std::printf("   surface: %llu of %zu particles, %llu cubes, %llu triangles, %.1f ms",
@@ -163,51 +218,17 @@ int runScene(const Args& args) {
         std::printf("%s%s\n", fr.converged ? "" : "  (eta not met)", fr.blowUp ? "  (blow-up)" : "");
         std::fflush(stdout);
         if (stats.is_open()) {
-            stats << "{\"frame\":" << f << ",\"time\":" << jsonNumber(sim.time()) << ",\"steps\":" << fr.steps
-                  << ",\"dt\":" << jsonNumber(fr.meanDt)
-                  << ",\"iterations\":" << jsonNumber(fr.meanIterations)
-                  << ",\"maxDensityError\":" << jsonNumber(fr.maxDensityError)
-                  << ",\"fluidParticles\":" << sim.fluidParticleCount()
-                  << ",\"boundaryParticles\":" << sim.boundaryParticleCount()
-                  << ",\"tpsMs\":" << jsonNumber(fr.meanPhysicsMs) << ",\"nan\":" << nan
-                  << ",\"escaped\":" << escaped << ",\"converged\":" << (fr.converged ? "true" : "false")
-                  << ",\"contained\":" << fr.contained << ",\"maxSpeed\":" << jsonNumber(fr.maxSpeed)
-                  << ",\"kineticEnergy\":" << jsonNumber(fr.kineticEnergy) << ",\"blowUp\":" << (fr.blowUp ? 1 : 0);
-            // Rigid bodies: centre of mass, velocity, submerged fraction (docs/SCENES.md).
-            const std::vector<BodyStats> bodies = sim.bodyStats();
-            if (!bodies.empty()) {
-                auto vec = [](const Vec3f& v) {
-                    return "[" + jsonNumber(v.x()) + "," + jsonNumber(v.y()) + "," + jsonNumber(v.z()) + "]";
-                };
-                stats << ",\"bodies\":[";
-                for (size_t b = 0; b < bodies.size(); ++b) {
-                    const BodyStats& bs = bodies[b];
-                    std::string name;
-                    for (char c : bs.name) name += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-                    stats << (b ? "," : "") << "{\"id\":" << bs.id << ",\"name\":\"" << name << "\""
-                          << ",\"kinematic\":" << (bs.kinematic ? "true" : "false")
-                          << ",\"position\":" << vec(bs.position) << ",\"velocity\":" << vec(bs.velocity)
-                          << ",\"submerged\":" << jsonNumber(bs.submergedFraction)
-                          << ",\"fluidLevel\":" << jsonNumber(bs.fluidLevel) << "}";
-                }
-                stats << "]";
-            }
-            if (surface) {
-                const SurfaceStats& t = surface->stats;
-                stats << ",\"surfaceParticles\":" << t.surfaceParticles << ",\"cubes\":" << t.cubes
-                      << ",\"cubesUniform\":" << t.cubesUniform << ",\"triangles\":" << t.triangles
-                      << ",\"tDetectMs\":" << jsonNumber(t.tDetectMs) << ",\"tOctreeMs\":" << jsonNumber(t.tOctreeMs)
-                      << ",\"tDistanceMs\":" << jsonNumber(t.tDistanceMs) << ",\"tMcMs\":" << jsonNumber(t.tMcMs)
-                      << ",\"tTotalMs\":" << jsonNumber(t.tTotalMs) << ",\"peakBytes\":" << t.peakBytes;
-                // Surface (solver-side detection + reconstruction) over the frame's physics time.
-                if (const FrameSurfacePtr fs = sim.frameSurface(); fs && fr.steps > 0)
-                    stats << ",\"surfaceShare\":" << jsonNumber(fs->totalMs() / (fr.meanPhysicsMs * fr.steps));
-            }
-            stats << "}\n";
+            // Non-finite numbers are written as null (nlohmann's dump).
+            stats << frameJson(sim, f, nan, escaped, surface).dump() << "\n";
             stats.flush();
             if (!stats)
-                throw std::runtime_error("--stats-json: write to '" + o.statsJson + "' failed");
+                throw std::runtime_error("--stats-json: write to '" + o.statsJson + "' failed (disk full?)");
         }
+        // A surface asked for (surfaceEnabled) but not built is an error, not a silent gap: exit 0
+        // means every requested output exists. This frame's statistics are written first.
+        if (surfaceOn && !surface)
+            throw std::runtime_error("frame " + std::to_string(f) + ": " + sim.surfaceWarning() +
+                                     " (--set surfaceEnabled=false runs without a surface)");
         exportFrame(f);
         if (nan > 0)
             throw std::runtime_error(std::to_string(nan) + " particles have non-finite values at frame " +

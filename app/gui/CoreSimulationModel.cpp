@@ -3,6 +3,8 @@
 #include "SimulationModel.h"
 #include "SyntheticModel.h"
 
+#include "io/MeshWriter.h"
+
 #include <algorithm>
 #include <fstream>
 #include <stdexcept>
@@ -17,26 +19,7 @@ void SimulationModel::exportMesh(const std::string& path) const {
     const FrameSnapshotPtr frame = snapshot();
     if (!frame || frame->surfaceMesh.empty())
         throw std::runtime_error("no surface mesh to export (is the surface on?)");
-    std::ofstream out(path);
-    if (!out)
-        throw std::runtime_error("cannot write '" + path + "'");
-    const TriangleMesh& m = frame->surfaceMesh;
-    out << "# octofluid surface mesh, t = " << frame->time << " s\n";
-    for (const auto& v : m.vertices)
-        out << "v " << v.x() << ' ' << v.y() << ' ' << v.z() << '\n';
-    const bool normals = m.normals.size() == m.vertices.size();
-    if (normals)
-        for (const auto& n : m.normals)
-            out << "vn " << n.x() << ' ' << n.y() << ' ' << n.z() << '\n';
-    for (const auto& t : m.triangles) {
-        if (normals)
-            out << "f " << t[0] + 1 << "//" << t[0] + 1 << ' ' << t[1] + 1 << "//" << t[1] + 1 << ' '
-                << t[2] + 1 << "//" << t[2] + 1 << '\n';
-        else
-            out << "f " << t[0] + 1 << ' ' << t[1] + 1 << ' ' << t[2] + 1 << '\n';
-    }
-    if (!out)
-        throw std::runtime_error("write failed for '" + path + "' (disk full?)");
+    writeMeshObj(path, frame->surfaceMesh, "t = " + std::to_string(frame->time) + " s");
 }
 
 const std::vector<std::string>& builtinSceneNames() {

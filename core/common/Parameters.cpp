@@ -56,10 +56,11 @@ std::vector<ParameterInfo> makeTable() {
         real("timeStepMin", "Solver", "dt min", "s", 1e-7, 0.01, 1e-5, false, "Lower bound of the adaptive time step."),
         real("timeStepMax", "Solver", "dt max", "s", 1e-5, 0.05, 0.005, false, "Upper bound of the adaptive time step."),
         real("cflFactor", "Solver", "CFL factor", "1", 0.01, 1.0, 0.4, false, "dt <= cfl * 2r / max|v|."),
-        real("viscosity", "Solver", "Viscosity nu", "1", 0.0, 1.0, 0.01, false,
-             "Artificial viscosity coefficient (Monaghan), dissipative only."),
-        real("boundaryFriction", "Boundary", "Friction mu", "1", 0.0, 1.0, 0.05, false,
-             "Friction coefficient between fluid and walls / bodies."),
+        real("viscosity", "Solver", "Viscosity alpha", "1", 0.0, 1.0, 0.01, false,
+             "Monaghan's artificial viscosity alpha: nu = 2 alpha h c / (rho_i + rho_j); dissipative only."),
+        real("boundaryFriction", "Boundary", "Boundary viscosity sigma", "1", 0.0, 1.0, 0.05, false,
+             "Akinci 2012 boundary viscosity sigma (eq. 11, nu_b = sigma h c / (2 rho_i)): friction of the fluid "
+             "on walls and bodies."),
         integer("boundaryLayers", "Boundary", "Wall layers", 1, 4, 2, true,
                 "Layers of boundary particles (spacing 2r) sampling the container walls."),
         real("gravityX", "Solver", "Gravity x", "m/s^2", -100, 100, 0.0, false, "Gravity, x component."),
@@ -92,6 +93,12 @@ std::vector<ParameterInfo> makeTable() {
     };
 }
 } // namespace
+
+const std::vector<ParameterOrder>& parameterOrders() {
+    static const std::vector<ParameterOrder> orders{
+        {"minIterations", "maxIterations"}, {"timeStepMin", "timeStepMax"}, {"tLow", "tHigh"}};
+    return orders;
+}
 
 const std::vector<ParameterInfo>& parameterTable() {
     static const std::vector<ParameterInfo> table = makeTable();
@@ -158,6 +165,29 @@ void ParameterSet::parseAssignment(const std::string& nameEqualsValue) {
     if (eq == std::string::npos || eq == 0)
         throw ParameterError("expected name=value, got '" + nameEqualsValue + "'");
     setFromString(nameEqualsValue.substr(0, eq), nameEqualsValue.substr(eq + 1));
+}
+
+void ParameterSet::validate() const {
+    for (const ParameterOrder& o : parameterOrders()) {
+        const double lo = get(o.lower), hi = get(o.upper);
+        if (lo > hi) {
+            std::ostringstream s;
+            s << "parameters '" << o.lower << "' = " << lo << " and '" << o.upper << "' = " << hi
+              << " conflict: '" << o.lower << "' must not exceed '" << o.upper << "'";
+            throw ParameterError(s.str());
+        }
+    }
+}
+
+void ParameterSet::setConsistent(const std::string& name, double value) {
+    const double old = get(name);
+    set(name, value);
+    try {
+        validate();
+    } catch (const ParameterError&) {
+        values_[name] = old;
+        throw;
+    }
 }
 
 double ParameterSet::get(const std::string& name) const {

@@ -1,7 +1,8 @@
 #pragma once
 // Every user-tunable parameter is described once here (name, group, unit, range, default,
 // whether a change needs a reset). The CLI's --set, the scene JSON "parameters" object and the
-// GUI's dock panels all read this one table. Out-of-range values are refused, never clamped.
+// GUI's dock panels all read this one table. Out-of-range values are refused, never clamped, and
+// so are pairs that contradict each other (parameterOrders: minIterations > maxIterations ...).
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -27,6 +28,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// Two parameters of the table that bound each other: lower <= upper (e.g. minIterations and
+/// maxIterations). ParameterSet::validate refuses a set that breaks one, naming both.
+struct ParameterOrder {
+    std::string lower, upper;
+};
+const std::vector<ParameterOrder>& parameterOrders();
+
 /// The table of all parameters, in display order.
 const std::vector<ParameterInfo>& parameterTable();
 /// nullptr when unknown.
@@ -37,7 +45,13 @@ class ParameterSet {
 public:
     ParameterSet();
     /// Sets a value; throws ParameterError naming the parameter and its range when refused.
+    /// Checks the range only: call validate() after a batch of assignments.
     void set(const std::string& name, double value);
+    /// Throws ParameterError naming both parameters when a parameterOrders() pair is violated
+    /// (the CLI and scene files call it after all their assignments).
+    void validate() const;
+    /// set() + validate(); on a conflict the old value is kept (one edit at a time: the GUI).
+    void setConsistent(const std::string& name, double value);
     /// Parses "name=value" or a value string (numbers, true/false, choice names).
     void setFromString(const std::string& name, const std::string& text);
     void parseAssignment(const std::string& nameEqualsValue);

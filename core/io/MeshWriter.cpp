@@ -1,9 +1,8 @@
 #include "io/MeshWriter.h"
 
-#include <bit>
+#include "io/PlyWriter.h"
+
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <stdexcept>
 #include <vector>
 
@@ -20,7 +19,7 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 }
 } // namespace
 
-void writeMeshObj(const std::string& path, const TriangleMesh& mesh) {
+void writeMeshObj(const std::string& path, const TriangleMesh& mesh, const std::string& comment) {
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f)
         throw std::runtime_error(path + ": cannot open for writing");
@@ -28,6 +27,8 @@ void writeMeshObj(const std::string& path, const TriangleMesh& mesh) {
     std::setvbuf(f, buf.data(), _IOFBF, buf.size());
     std::fprintf(f, "# octofluid surface: %zu vertices, %zu triangles\n", mesh.vertices.size(),
                  mesh.triangles.size());
+    if (!comment.empty())
+        std::fprintf(f, "# %s\n", comment.c_str());
     for (const Vec3f& v : mesh.vertices)
         std::fprintf(f, "v %.7g %.7g %.7g\n", v.x(), v.y(), v.z());
     const bool normals = mesh.normals.size() == mesh.vertices.size() && !mesh.normals.empty();
@@ -43,54 +44,30 @@ void writeMeshObj(const std::string& path, const TriangleMesh& mesh) {
     }
     const bool ok = std::ferror(f) == 0;
     if (std::fclose(f) != 0 || !ok)
-        throw std::runtime_error(path + ": write failed");
+        throw std::runtime_error(path + ": write failed (disk full?)");
 }
 
 void writeMeshPly(const std::string& path, const TriangleMesh& mesh) {
-    std::ofstream f(path, std::ios::binary);
-    if (!f)
-        throw std::runtime_error(path + ": cannot open for writing");
     const bool normals = mesh.normals.size() == mesh.vertices.size() && !mesh.normals.empty();
-    f << "ply\nformat binary_little_endian 1.0\ncomment octofluid surface\nelement vertex "
-      << mesh.vertices.size() << "\nproperty float x\nproperty float y\nproperty float z\n";
+    PlyElementSpec vertex{"vertex", mesh.vertices.size(), {"float x", "float y", "float z"}};
     if (normals)
-        f << "property float nx\nproperty float ny\nproperty float nz\n";
-    f << "element face " << mesh.triangles.size() << "\nproperty list uchar int vertex_indices\nend_header\n";
-    std::vector<char> out;
-    auto put32 = [&](uint32_t u) {
-        if constexpr (std::endian::native == std::endian::big)
-            u = __builtin_bswap32(u);
-        const char* b = reinterpret_cast<const char*>(&u);
-        out.insert(out.end(), b, b + 4);
-    };
-    auto putf = [&](float v) {
-        uint32_t u;
-        std::memcpy(&u, &v, 4);
-        put32(u);
-    };
-    auto flush = [&](bool force) {
-        if (force || out.size() > (1u << 20)) {
-            f.write(out.data(), std::streamsize(out.size()));
-            out.clear();
-        }
-    };
+        vertex.properties.insert(vertex.properties.end(), {"float nx", "float ny", "float nz"});
+    BinaryPlyWriter w(path, "octofluid surface", {vertex, {"face", mesh.triangles.size(), {"list uchar int vertex_indices"}}});
     for (size_t i = 0; i < mesh.vertices.size(); ++i) {
         for (int a = 0; a < 3; ++a)
-            putf(mesh.vertices[i][a]);
+            w.putFloat(mesh.vertices[i][a]);
         if (normals)
             for (int a = 0; a < 3; ++a)
-                putf(mesh.normals[i][a]);
-        flush(false);
+                w.putFloat(mesh.normals[i][a]);
+        w.endRecord();
     }
     for (const auto& t : mesh.triangles) {
-        out.push_back(char(3));
+        w.putUint8(3);
         for (uint32_t i : t)
-            put32(i);
-        flush(false);
+            w.putUint32(i);
+        w.endRecord();
     }
-    flush(true);
-    if (!f)
-        throw std::runtime_error(path + ": write failed");
+    w.finish();
 }
 
 void writeMesh(const std::string& path, const TriangleMesh& mesh) {

@@ -1,5 +1,7 @@
 #include "io/ObjReader.h"
 
+#include "io/FileRead.h"
+
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -110,9 +112,8 @@ TriangleMesh parseObj(std::istream& in, const std::string& src) {
 }
 
 TriangleMesh readObj(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw FileFormatError(path + ": cannot open OBJ file");
+    // Meshes of bodies and fluid shapes; the bound keeps /dev/zero or a huge file from being read.
+    std::istringstream in(readRegularFile(path, kMaxObjFileBytes, "OBJ file"));
     return parseObj(in, path);
 }
 

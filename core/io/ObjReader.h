@@ -7,11 +7,14 @@
 #include "common/TriangleMesh.h"
 #include "io/ParticleIo.h" // FileFormatError
 
+#include <cstdint>
 #include <istream>
 #include <string>
 
 namespace octo {
 
+/// Largest OBJ file readObj accepts (a regular file only).
+constexpr uint64_t kMaxObjFileBytes = uint64_t(512) << 20;
 /// Reads an OBJ file. Throws FileFormatError (cannot open, empty, bad number, index out of
 /// range, face with fewer than 3 vertices, no faces).
 TriangleMesh readObj(const std::string& path);

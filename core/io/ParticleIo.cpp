@@ -1,11 +1,16 @@
 // Particle file readers (PLY ascii/binary, legacy VTK ascii/binary) and the binary PLY writer.
 #include "io/ParticleIo.h"
 
+#include "io/FileRead.h"
+#include "io/PlyWriter.h"
+
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace octo {
@@ -16,16 +21,25 @@ namespace {
     throw FileFormatError(path + ": " + what);
 }
 
+// Particle files are held in memory once; the limit only keeps a typo'd path to a disk image
+// from being read. The real bound is that every count is checked against the bytes that remain.
+constexpr uint64_t kMaxParticleFileBytes = uint64_t(64) << 30;
+
 std::string readAll(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f)
-        fail(path, "cannot open file");
-    std::ostringstream s;
-    s << f.rdbuf();
-    std::string data = s.str();
+    std::string data = readRegularFile(path, kMaxParticleFileBytes, "particle file");
     if (data.empty())
         fail(path, "empty file");
     return data;
+}
+
+/// a * b, or fail naming `what` when the product does not fit in size_t.
+size_t checkedProduct(const std::string& path, size_t a, size_t b, const char* what) {
+    if (b != 0 && a > std::numeric_limits<size_t>::max() / b) {
+        std::ostringstream s;
+        s << what << ": size " << a << " x " << b << " is too large";
+        fail(path, s.str());
+    }
+    return a * b;
 }
 
 // ---------------------------------------------------------------- scalar types
@@ -253,6 +267,9 @@ ParticleData readPly(const std::string& path, const std::string& buf) {
     }
     if (ix < 0 || iy < 0 || iz < 0)
         fail(path, "PLY vertex element lacks x, y or z");
+    for (int k : {ix, iy, iz, ivx, ivy, ivz})
+        if (k >= 0 && vertex.props[size_t(k)].list)
+            fail(path, "PLY vertex property '" + vertex.props[size_t(k)].name + "' is a list, expected a number");
     const bool vel = ivx >= 0 && ivy >= 0 && ivz >= 0;
 
     ParticleData data;
@@ -323,26 +340,31 @@ ParticleData readPly(const std::string& path, const std::string& buf) {
     } else {
         const auto* bytes = reinterpret_cast<const unsigned char*>(buf.data());
         const size_t size = buf.size();
-        auto need = [&](size_t k, const char* what, size_t i, size_t count) {
-            if (pos + k > size) {
+        auto remaining = [&] { return size - std::min(size, pos); };
+        // Never computes pos + k (which could wrap): compares k with what is left.
+        auto need = [&](size_t k, const PlyElement& e, size_t i) {
+            if (k > remaining()) {
                 std::ostringstream s;
-                s << "truncated: file ends in " << what << " record " << i << " of " << count;
+                s << "truncated: file ends in " << e.name << " record " << i << " of " << e.count;
                 fail(path, s.str());
             }
         };
         for (const PlyElement& e : elements) {
             const bool isVertex = &e == &vertex;
+            if (e.props.empty())
+                continue; // no bytes per record, nothing to read
+            // Smallest record: fixed properties plus the count of every list (lists may be empty).
+            size_t minRecord = 0;
             bool fixed = true;
-            size_t stride = 0;
             for (const auto& p : e.props) {
                 fixed &= !p.list;
-                stride += sizeOf(p.type);
+                minRecord += p.list ? sizeOf(p.countType) : sizeOf(p.type);
             }
-            if (fixed && e.count > 0 &&
-                (size - std::min(size, pos)) / std::max<size_t>(stride, 1) < e.count) {
+            if (e.count > remaining() / minRecord) {
                 std::ostringstream s;
-                s << "truncated: header declares " << e.count << " " << e.name << " records of " << stride
-                  << " bytes but only " << (size - std::min(size, pos)) << " bytes follow";
+                s << "truncated: header declares " << e.count << " " << e.name << " records of "
+                  << (fixed ? "" : "at least ") << minRecord << " bytes but only " << remaining()
+                  << " bytes follow";
                 fail(path, s.str());
             }
             if (isVertex)
@@ -351,16 +373,24 @@ ParticleData readPly(const std::string& path, const std::string& buf) {
                 for (size_t k = 0; k < e.props.size(); ++k) {
                     const auto& p = e.props[k];
                     if (p.list) {
-                        need(sizeOf(p.countType), e.name.c_str(), i, e.count);
+                        need(sizeOf(p.countType), e, i);
                         const double c = decode(bytes + pos, p.countType, big);
                         pos += sizeOf(p.countType);
-                        if (c < 0)
-                            fail(path, "negative list length");
-                        need(size_t(c) * sizeOf(p.type), e.name.c_str(), i, e.count);
-                        pos += size_t(c) * sizeOf(p.type);
+                        // A float count (list double uchar) may be negative, fractional, 1e30 or
+                        // NaN: check it as a double before it becomes an integer.
+                        const double itemBytes = double(sizeOf(p.type));
+                        if (!(c >= 0.0) || c != std::floor(c) || c * itemBytes > double(remaining())) {
+                            std::ostringstream s;
+                            s << e.name << " record " << i << ": list '" << p.name << "' declares " << c
+                              << " items but only " << remaining() << " bytes follow";
+                            fail(path, s.str());
+                        }
+                        const size_t skip = size_t(c) * sizeOf(p.type);
+                        need(skip, e, i);
+                        pos += skip;
                         values[k] = 0.0;
                     } else {
-                        need(sizeOf(p.type), e.name.c_str(), i, e.count);
+                        need(sizeOf(p.type), e, i);
                         if (isVertex)
                             values[k] = decode(bytes + pos, p.type, big);
                         pos += sizeOf(p.type);
@@ -412,31 +442,43 @@ struct VtkCursor {
     size_t count(const char* what) {
         const std::string t = expectToken(what);
         char* end = nullptr;
+        errno = 0;
         const long long v = std::strtoll(t.c_str(), &end, 10);
-        if (*end != '\0' || v < 0)
-            fail(path, std::string("bad ") + what + " '" + t + "'");
+        if (*end != '\0' || v < 0 || errno == ERANGE)
+            fail(path, std::string("bad ") + what + " '" + t + "' (expected a whole number >= 0)");
         return size_t(v);
     }
     // Reads n numbers (ASCII text or big-endian binary) into out.
+    // The count is checked against the bytes that remain before `out` grows: a binary value
+    // takes sizeOf(type) bytes, an ASCII value at least 2 (a digit and a separator).
     void numbers(size_t n, Scalar type, bool binary, std::vector<double>& out, const char* what) {
-        out.resize(n);
         if (binary) {
             // The binary block starts after the end of the keyword line.
             while (pos < buf.size() && buf[pos] != '\n')
                 ++pos;
             ++pos;
-            const size_t bytes = n * sizeOf(type);
-            if (pos > buf.size() || buf.size() - pos < bytes) {
+            const size_t rest = pos > buf.size() ? 0 : buf.size() - pos;
+            if (n > rest / sizeOf(type)) {
                 std::ostringstream s;
-                s << "truncated: " << what << " needs " << bytes << " bytes, "
-                  << (pos > buf.size() ? 0 : buf.size() - pos) << " follow";
+                s << "truncated: " << what << " declares " << n << " values of " << sizeOf(type)
+                  << " bytes, but only " << rest << " bytes follow";
                 fail(path, s.str());
             }
+            const size_t bytes = n * sizeOf(type);
+            out.resize(n);
             const auto* b = reinterpret_cast<const unsigned char*>(buf.data()) + pos;
             for (size_t i = 0; i < n; ++i)
                 out[i] = decode(b + i * sizeOf(type), type, true);
             pos += bytes;
         } else {
+            const size_t rest = buf.size() - std::min(buf.size(), pos);
+            if (n > rest / 2 + 1) {
+                std::ostringstream s;
+                s << "truncated: " << what << " declares " << n << " values, but only " << rest
+                  << " bytes follow";
+                fail(path, s.str());
+            }
+            out.resize(n);
             std::string t;
             for (size_t i = 0; i < n; ++i) {
                 if (!token(t)) {
@@ -496,9 +538,7 @@ ParticleData readVtk(const std::string& path, const std::string& buf) {
         if (t == "POINTS") {
             n = c.count("point count");
             const Scalar type = vtkType(path, c.expectToken("point type"));
-            if (!binary && n > buf.size() / 2)
-                fail(path, "POINTS count " + std::to_string(n) + " exceeds the file size");
-            c.numbers(3 * n, type, binary, v, "POINTS");
+            c.numbers(checkedProduct(path, 3, n, "POINTS"), type, binary, v, "POINTS");
             data.positions.resize(n);
             for (size_t i = 0; i < n; ++i)
                 data.positions[i] = Vec3f(float(v[3 * i]), float(v[3 * i + 1]), float(v[3 * i + 2]));
@@ -526,7 +566,11 @@ ParticleData readVtk(const std::string& path, const std::string& buf) {
                 const size_t save = c.pos;
                 std::string next = c.expectToken("LOOKUP_TABLE");
                 if (next != "LOOKUP_TABLE") {
-                    comps = size_t(std::max(1L, std::strtol(next.c_str(), nullptr, 10)));
+                    char* end = nullptr;
+                    const long k = std::strtol(next.c_str(), &end, 10);
+                    if (*end != '\0' || k < 1 || k > 4) // VTK allows 1 to 4 components
+                        fail(path, "SCALARS " + name + ": bad component count '" + next + "' (1 to 4)");
+                    comps = size_t(k);
                     next = c.expectToken("LOOKUP_TABLE");
                 }
                 if (next != "LOOKUP_TABLE") {
@@ -535,7 +579,7 @@ ParticleData readVtk(const std::string& path, const std::string& buf) {
                 }
                 c.expectToken("lookup table name");
             }
-            c.numbers(comps * n, type, binary, v, name.c_str());
+            c.numbers(checkedProduct(path, comps, n, name.c_str()), type, binary, v, name.c_str());
             if (comps == 3 && (name == "velocity" || name == "velocities" || name == "v" || name == "vel")) {
                 data.velocities.resize(n);
                 for (size_t i = 0; i < n; ++i)
@@ -553,7 +597,7 @@ ParticleData readVtk(const std::string& path, const std::string& buf) {
                 const std::string name = c.expectToken("array name");
                 const size_t comps = c.count("components"), tuples = c.count("tuples");
                 const Scalar type = vtkType(path, c.expectToken("array type"));
-                c.numbers(comps * tuples, type, binary, v, name.c_str());
+                c.numbers(checkedProduct(path, comps, tuples, name.c_str()), type, binary, v, name.c_str());
                 if (tuples != n)
                     continue;
                 if (comps == 3 &&
@@ -581,7 +625,12 @@ ParticleData readVtk(const std::string& path, const std::string& buf) {
 } // namespace
 
 ParticleData readParticles(const std::string& path) {
-    const std::string buf = readAll(path);
+    return parseParticles(readAll(path), path);
+}
+
+ParticleData parseParticles(const std::string& buf, const std::string& path) {
+    if (buf.empty())
+        fail(path, "empty file");
     if (buf.rfind("ply", 0) == 0 && (buf.size() == 3 || buf[3] == '\n' || buf[3] == '\r'))
         return readPly(path, buf);
     if (buf.rfind("# vtk DataFile", 0) == 0)
@@ -595,44 +644,23 @@ void writeParticlesPly(const std::string& path, const ParticleData& data) {
     for (const auto& [name, values] : data.scalars)
         if (values.size() != n)
             throw std::runtime_error(path + ": scalar '" + name + "' has the wrong length");
-    std::ofstream f(path, std::ios::binary);
-    if (!f)
-        throw std::runtime_error(path + ": cannot open for writing");
-    f << "ply\nformat binary_little_endian 1.0\ncomment written by octofluid\nelement vertex " << n
-      << "\nproperty float x\nproperty float y\nproperty float z\n";
+    PlyElementSpec vertex{"vertex", n, {"float x", "float y", "float z"}};
     if (vel)
-        f << "property float vx\nproperty float vy\nproperty float vz\n";
+        vertex.properties.insert(vertex.properties.end(), {"float vx", "float vy", "float vz"});
     for (const auto& [name, values] : data.scalars)
-        f << "property float " << name << "\n";
-    f << "end_header\n";
-    const size_t cols = 3 + (vel ? 3 : 0) + data.scalars.size();
-    std::vector<float> row(cols);
-    std::vector<char> out;
-    out.reserve(std::min<size_t>(n, 1 << 16) * cols * 4);
-    auto put = [&](float v) {
-        uint32_t u;
-        std::memcpy(&u, &v, 4);
-        if constexpr (std::endian::native == std::endian::big)
-            u = __builtin_bswap32(u);
-        const char* b = reinterpret_cast<const char*>(&u);
-        out.insert(out.end(), b, b + 4);
-    };
+        vertex.properties.push_back("float " + name);
+    BinaryPlyWriter w(path, "written by octofluid", {vertex});
     for (size_t i = 0; i < n; ++i) {
         for (int a = 0; a < 3; ++a)
-            put(data.positions[i][a]);
+            w.putFloat(data.positions[i][a]);
         if (vel)
             for (int a = 0; a < 3; ++a)
-                put(data.velocities[i][a]);
+                w.putFloat(data.velocities[i][a]);
         for (const auto& [name, values] : data.scalars)
-            put(values[i]);
-        if (out.size() > (1u << 20)) {
-            f.write(out.data(), std::streamsize(out.size()));
-            out.clear();
-        }
+            w.putFloat(values[i]);
+        w.endRecord();
     }
-    f.write(out.data(), std::streamsize(out.size()));
-    if (!f)
-        throw std::runtime_error(path + ": write failed");
+    w.finish();
 }
 
 } // namespace octo

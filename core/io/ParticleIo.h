@@ -21,7 +21,13 @@ struct ParticleData {
 };
 
 /// Reads .ply (ascii / binary_little_endian / binary_big_endian) or legacy .vtk (POINTS).
+/// Memory: the file is held once; every count it declares is checked against the bytes that
+/// remain before anything is allocated for it, so a read never holds more than ~13x the file's
+/// size (the worst case: 1-byte binary VTK values widened to double; ~3x for float files).
+/// Only regular files are read (not /dev/zero or a FIFO).
 ParticleData readParticles(const std::string& path);
+/// The same from bytes in memory (`path` names the source in messages; the fuzz targets use it).
+ParticleData parseParticles(const std::string& bytes, const std::string& path);
 /// Writes binary little-endian PLY: x y z [vx vy vz] [one float property per scalar].
 /// Throws std::runtime_error naming the path when the file cannot be written.
 void writeParticlesPly(const std::string& path, const ParticleData& data);

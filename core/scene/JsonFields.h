@@ -17,6 +17,8 @@ namespace octo {
 class JsonFields {
 public:
     using json = nlohmann::json;
+    /// Numbers are stored as float: larger magnitudes are refused rather than turned into inf.
+    static constexpr double kMaxMagnitude = 1e30;
 
     JsonFields(const json& object, std::string path, const std::string& source)
         : obj_(object), path_(std::move(path)), source_(source) {
@@ -38,6 +40,7 @@ public:
         if (!v.is_number()) fail("expected a number, got " + std::string(v.type_name()), field);
         const double d = v.get<double>();
         if (!std::isfinite(d) || (positive && !(d > 0.0))) fail("expected a positive number", field);
+        if (std::abs(d) > kMaxMagnitude) fail("number out of range (|x| <= 1e30)", field);
         return d;
     }
     double number(const std::string& field, double fallback, bool positive) const {
@@ -59,13 +62,14 @@ public:
     static bool isVec3(const json& v) {
         if (!v.is_array() || v.size() != 3) return false;
         for (const auto& c : v)
-            if (!c.is_number() || !std::isfinite(c.get<double>())) return false;
+            if (!c.is_number() || !std::isfinite(c.get<double>()) || std::abs(c.get<double>()) > kMaxMagnitude)
+                return false;
         return true;
     }
     static Vec3f toVec3(const json& v) { return {v[0].get<float>(), v[1].get<float>(), v[2].get<float>()}; }
     Vec3f vec3(const std::string& field) const {
         const json& v = at(field);
-        if (!isVec3(v)) fail("expected an array of 3 numbers, all finite", field);
+        if (!isVec3(v)) fail("expected an array of 3 numbers, all finite (|x| <= 1e30)", field);
         return toVec3(v);
     }
     Vec3f vec3(const std::string& field, const Vec3f& fallback) const { return has(field) ? vec3(field) : fallback; }

@@ -2,6 +2,8 @@
 
 #include "common/Parameters.h"
 #include "scene/JsonFields.h"
+#include "io/FileRead.h"
+#include "io/ParticleIo.h"
 
 #include <nlohmann/json.hpp>
 
@@ -174,6 +176,11 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
             what = what.substr(p + 2);
         throw SceneError(sourceName + ":" + std::to_string(line) + ":" + std::to_string(col) +
                          ": JSON syntax error: " + what);
+    } catch (const json::exception& e) { // e.g. a number literal too large for a double (out_of_range.406)
+        std::string what = e.what();
+        if (auto p = what.find("] "); p != std::string::npos)
+            what = what.substr(p + 2);
+        throw SceneError(sourceName + ": JSON error: " + what);
     }
     SceneDescription s;
     s.sourcePath = sourceName;
@@ -254,12 +261,18 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
             }
             s.parameters.emplace_back(key, v);
         }
+        try {
+            check.validate();
+        } catch (const ParameterError& e) {
+            p.fail(e.what());
+        }
     }
     if (top.has("bodies")) {
         const json& b = top.at("bodies");
         if (!b.is_array())
             top.fail("expected an array", "bodies");
         s.bodiesJson = b.dump();
+        parseBodiesJson(s.bodiesJson, sourceName); // field and mesh errors at load, not at the first build
     }
     const ParameterInfo* rInfo = findParameter("particleRadius");
     if (rInfo && (s.particleRadius < rInfo->minValue || s.particleRadius > rInfo->maxValue))
@@ -269,12 +282,13 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
 }
 
 SceneDescription loadSceneFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw SceneError(path + ": cannot open scene file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parseSceneJson(ss.str(), path);
+    std::string text;
+    try {
+        text = readRegularFile(path, kMaxSceneFileBytes, "scene file");
+    } catch (const FileFormatError& e) {
+        throw SceneError(e.what());
+    }
+    return parseSceneJson(text, path);
 }
 
 } // namespace octo

@@ -5,6 +5,7 @@
 #include "scene/SceneBodies.h"
 
 #include <stdexcept>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,7 +61,10 @@ struct SceneDescription {
 
 /// Parses scene JSON. sourceName appears in error messages (a file name).
 SceneDescription parseSceneJson(const std::string& text, const std::string& sourceName = "scene");
-/// Reads and parses a scene file; throws SceneError naming the path when it cannot be read.
+/// Largest scene file loadSceneFile reads (the built-in scenes are ~2 KB).
+constexpr uint64_t kMaxSceneFileBytes = uint64_t(16) << 20;
+/// Reads and parses a scene file; throws SceneError naming the path when it cannot be read, is
+/// not a regular file (/dev/zero, a FIFO) or is larger than kMaxSceneFileBytes.
 SceneDescription loadSceneFile(const std::string& path);
 
 } // namespace octo

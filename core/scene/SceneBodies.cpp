@@ -37,6 +37,7 @@ Quatf parseOrientation(const Fields& b) {
         for (int i = 0; i < 4; ++i) {
             if (!o[size_t(i)].is_number()) b.fail("expected a quaternion [w, x, y, z] of numbers", field);
             q[i] = o[size_t(i)].get<double>();
+            if (std::abs(q[i]) > Fields::kMaxMagnitude) b.fail("quaternion component out of range (|x| <= 1e30)", field);
         }
         if (!(q.norm() > 1e-9) || !q.allFinite()) b.fail("the quaternion must be finite and non-zero", field);
         return Quatf(float(q[0]), float(q[1]), float(q[2]), float(q[3])).normalized();
@@ -116,6 +117,12 @@ BodyDescription parseBody(const json& obj, const std::string& path, const std::s
             b.fail(e.what(), "mesh");
         }
         d.meshScale = float(b.number("scale", 1.0, true));
+        try { // read and check the mesh now, so its errors carry the scene file and field like fluidMeshes'
+            TriangleMesh m = readObj(d.meshPath);
+            validateSolidMesh(m, d.meshPath);
+        } catch (const std::exception& e) {
+            b.fail(e.what(), "mesh");
+        }
         forbid({"size", "radius", "height"});
     } else {
         b.fail("unknown shape '" + shape + "' (known: box, sphere, cylinder, mesh)", "shape");
@@ -177,8 +184,8 @@ std::vector<BodyDescription> parseBodiesJson(const std::string& text, const std:
     json arr;
     try {
         arr = json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw SceneError(source + ": field 'bodies': JSON syntax error: " + e.what());
+    } catch (const json::exception& e) {
+        throw SceneError(source + ": field 'bodies': JSON error: " + e.what());
     }
     if (!arr.is_array()) throw SceneError(source + ": field 'bodies': expected an array");
     for (size_t i = 0; i < arr.size(); ++i) out.push_back(parseBody(arr[i], "bodies[" + std::to_string(i) + "]", source));
@@ -189,8 +196,8 @@ BodyDescription parseBodyJson(const std::string& text, const std::string& source
     json obj;
     try {
         obj = json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw SceneError(source + ": field '" + what + "': JSON syntax error: " + e.what());
+    } catch (const json::exception& e) {
+        throw SceneError(source + ": field '" + what + "': JSON error: " + e.what());
     }
     return parseBody(obj, what, source);
 }
@@ -351,6 +358,59 @@ KinematicPath kinematicPath(const BodyDescription& b) {
     }
     }
     return {};
+}
+
+namespace {
+Aabb worldBounds(const TriangleMesh& bodySpaceMesh, const Pose& pose) {
+    Aabb box;
+    const Mat3f R = pose.orientation.normalized().toRotationMatrix();
+    for (const Vec3f& v : bodySpaceMesh.vertices)
+        box.extend(R * v + pose.position);
+    return box;
+}
+std::string boxText(const Aabb& b) {
+    std::ostringstream s;
+    s.precision(4);
+    s << "[" << b.min.x() << ", " << b.min.y() << ", " << b.min.z() << "] .. [" << b.max.x() << ", " << b.max.y()
+      << ", " << b.max.z() << "]";
+    return s.str();
+}
+} // namespace
+
+void checkBodyPlacement(const BodyDescription& d, const RigidBody& body, const std::vector<const RigidBody*>& others,
+                        const Aabb& container, float tolerance) {
+    const std::string label = "body '" + d.label() + "'";
+    const Aabb inside = container.enlarged(tolerance);
+    auto check = [&](const Pose& pose, const std::string& where) {
+        const Aabb b = worldBounds(body.mesh(), pose);
+        if (!inside.contains(b.min) || !inside.contains(b.max)) {
+            const bool bigger = ((b.extent().array() > container.extent().array() + 2.0f * tolerance)).any();
+            throw SceneError(label + (bigger ? " is larger than the container" : " " + where + " is not inside the container") +
+                             ": body " + boxText(b) + ", container " + boxText(container));
+        }
+    };
+    check(body.pose(), "at its start position");
+    if (d.kinematic.kind == KinematicMotion::Kind::Path)
+        for (size_t i = 0; i < d.kinematic.waypoints.size(); ++i)
+            check(Pose{d.kinematic.waypoints[i], d.orientation},
+                  "on its kinematic path (waypoint " + std::to_string(i) + ")");
+    std::vector<Vec3f> mine, theirs;
+    body.worldSamples(mine);
+    for (const RigidBody* o : others) {
+        const float reach = body.shape().boundingRadius + o->shape().boundingRadius;
+        if ((body.position() - o->position()).squaredNorm() > reach * reach)
+            continue;
+        bool overlap = (body.position() - o->position()).norm() < 1e-6f;
+        for (size_t i = 0; i < mine.size() && !overlap; ++i)
+            overlap = o->containsWorldPoint(mine[i]);
+        if (!overlap) {
+            o->worldSamples(theirs);
+            for (size_t i = 0; i < theirs.size() && !overlap; ++i)
+                overlap = body.containsWorldPoint(theirs[i]);
+        }
+        if (overlap)
+            throw SceneError(label + " overlaps body '" + o->name() + "' (bodies must not start inside each other)");
+    }
 }
 
 RigidBody makeRigidBody(const BodyDescription& b, std::shared_ptr<const RigidShape> shape, float rho0, double time) {

@@ -101,6 +101,14 @@ RigidBody makeRigidBody(const BodyDescription& body, std::shared_ptr<const Rigid
 /// The kinematic path of a description (empty function when the body is dynamic).
 KinematicPath kinematicPath(const BodyDescription& body);
 
+/// Refuses a body that cannot be simulated where it is put (SceneError naming it): its mesh must
+/// lie inside the container (within `tolerance`) at its start and, for a kinematic path, at every
+/// waypoint (so a body larger than the container is refused too), and none of its boundary
+/// samples may lie inside another body or another body's samples inside it (coincident or
+/// overlapping bodies).
+void checkBodyPlacement(const BodyDescription& description, const RigidBody& body,
+                        const std::vector<const RigidBody*>& others, const Aabb& container, float tolerance);
+
 /// One mesh sampled as fluid: the lattice points (spacing 2r) inside the scaled, translated mesh.
 struct FluidMesh {
     std::string meshPath;           ///< resolved OBJ path

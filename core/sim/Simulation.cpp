@@ -309,6 +309,7 @@ Simulation::Simulation(const SceneDescription& scene, const std::vector<std::str
         s.params.setFromString(name, value);
     for (const std::string& o : overrides)
         s.params.parseAssignment(o);
+    s.params.validate(); // after all assignments: minIterations <= maxIterations ...
     s.build();
 }
 
@@ -414,7 +415,7 @@ const FrameStats& Simulation::lastFrame() const {
 
 void Simulation::setParameter(const std::string& name, double value) {
     Impl& s = *impl_;
-    s.params.set(name, value);
+    s.params.setConsistent(name, value);
     s.energyRef = std::numeric_limits<double>::infinity(); // e.g. gravity changed: new reference
     const ParameterInfo* info = findParameter(name);
     if (info && info->group == "Surface")

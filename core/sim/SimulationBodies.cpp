@@ -2,6 +2,7 @@
 
 #include "rigid/PointHash.h"
 #include "sph/BoundaryModel.h"
+#include "scene/Scene.h"
 #include "sph/FluidState.h"
 
 #include <tbb/parallel_for.h>
@@ -32,13 +33,22 @@ void SimulationBodies::build(const std::vector<BodyDescription>& bodies, double 
     stirs_.clear();
     coupling_.reset();
     system_.setTime(time);
-    for (const BodyDescription& b : bodies) add(b);
+    for (size_t i = 0; i < bodies.size(); ++i) {
+        try {
+            add(bodies[i]);
+        } catch (const std::exception& e) { // name the scene entry: "bodies[1]: body 'box' ..."
+            throw SceneError("bodies[" + std::to_string(i) + "]: " + e.what());
+        }
+    }
     coupling_.syncTopology();
 }
 
 int SimulationBodies::add(const BodyDescription& d) {
     auto shape = shapes_.shape(d, r_);
     RigidBody body = makeRigidBody(d, shape, rho0_, system_.time());
+    std::vector<const RigidBody*> others;
+    for (const auto& b : system_.bodies()) others.push_back(b.get());
+    checkBodyPlacement(d, body, others, system_.container(), r_); // outside, too large, overlapping
     const int id = system_.addBody(std::move(body));
     descriptions_.emplace_back(id, d);
     return id;

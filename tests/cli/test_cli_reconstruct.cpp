@@ -1,11 +1,13 @@
 // octofluid-cli reconstruct: a particle file from "another simulator" (written here as binary PLY)
 // becomes a closed mesh; sequences give one mesh per frame; malformed input gives exit 1 and one
-// line on stderr. The binary is the one CMake built (OCTO_CLI_PATH, a compile definition).
+// line on stderr. The binary's path is compiled in (CliRunner.h); a missing binary fails the test.
 #include "io/ParticleIo.h"
 
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include "CliRunner.h"
+
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QFileInfo>
@@ -16,22 +18,8 @@ using namespace octo;
 class TestCliReconstruct : public QObject {
     Q_OBJECT
 private:
-    QString cli_;
-    struct Result {
-        int code;
-        QString out, err;
-    };
-    Result run(const QStringList& args) {
-        QProcess p;
-        p.start(cli_, args);
-        if (!p.waitForFinished(120000)) {
-            p.kill();
-            p.waitForFinished();
-            return {-1, {}, "timeout"};
-        }
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
-                QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-    }
+    using Result = octo::test::CliResult;
+    static Result run(const QStringList& args, int timeoutMs = 120000) { return octo::test::runCli(args, timeoutMs); }
     /// A resting block of n^3 particles at spacing 0.02 (r = 0.01), shifted by `offset`.
     static void writeBlock(const QString& path, int n, float offset) {
         ParticleData d;
@@ -56,8 +44,7 @@ private:
 
 private slots:
     void initTestCase() {
-        cli_ = QStringLiteral(OCTO_CLI_PATH);
-        QVERIFY2(QFileInfo(cli_).isExecutable(), qPrintable("octofluid-cli not found at " + cli_));
+        QVERIFY2(octo::test::cliExists(), qPrintable("octofluid-cli not found at " + octo::test::cliPath()));
     }
 
     void singleFileGivesClosedMeshAndStats() {

@@ -1,8 +1,9 @@
 // octofluid-cli run / bench: exit codes, one line per frame, the stable --stats-json names.
-// The binary is the one CMake built (OCTO_CLI_PATH, a compile definition);
-// without it the test is skipped.
+// The binary's path is compiled in (CliRunner.h); a missing binary fails the test.
 #include <QJsonDocument>
 #include <QJsonObject>
+#include "CliRunner.h"
+
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QFileInfo>
@@ -11,27 +12,12 @@
 class TestCliRun : public QObject {
     Q_OBJECT
 private:
-    QString cli_;
-    struct Result {
-        int code;
-        QString out, err;
-    };
-    Result run(const QStringList& args, int timeoutMs = 120000) {
-        QProcess p;
-        p.start(cli_, args);
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished();
-            return {-1, {}, "timeout"};
-        }
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
-                QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-    }
+    using Result = octo::test::CliResult;
+    static Result run(const QStringList& args, int timeoutMs = 120000) { return octo::test::runCli(args, timeoutMs); }
 
 private slots:
     void initTestCase() {
-        cli_ = QStringLiteral(OCTO_CLI_PATH);
-        QVERIFY2(QFileInfo(cli_).isExecutable(), qPrintable("octofluid-cli not found at " + cli_));
+        QVERIFY2(octo::test::cliExists(), qPrintable("octofluid-cli not found at " + octo::test::cliPath()));
     }
 
     void runPrintsOneLinePerFrameAndStatsJson() {

@@ -26,7 +26,7 @@ private:
   "fluidSpheres": [{"center": [0.5,0.7,0.5], "radius": 0.1, "velocity": [0,-1,0]}],
   "gravity": [0,-9.81,0], "endTime": 2, "fps": 30,
   "parameters": {"viscosity": 0.02, "surfaceMethod": "uniform", "surfaceEnabled": false},
-  "bodies": [{"shape": "box"}]
+  "bodies": [{"shape": "box", "size": 0.1, "relativeDensity": 0.5, "position": [0.5, 0.3, 0.5]}]
 })";
     }
 
@@ -60,6 +60,11 @@ private slots:
         QCOMPARE(s.fps, 30.0);
         QCOMPARE(s.parameters.size(), size_t(3));
         QVERIFY(QString::fromStdString(s.bodiesJson).contains("box"));
+        // Bodies are checked at load: a bad body is a scene error naming its field.
+        std::string bad = valid();
+        bad.replace(bad.find("\"size\": 0.1, "), 13, "");
+        const QString e = errorOf(bad);
+        QVERIFY2(e.contains("test.json") && e.contains("bodies[0].size"), qPrintable(e));
         std::vector<Vec3f> x, v;
         s.sampleFluid(0.01f, x, v);
         QCOMPARE(x.size(), v.size());
