@@ -27,6 +27,9 @@ private slots:
         QVERIFY2(view_->glError().isEmpty(), qPrintable(view_->glError()));
         render::RenderSettings s;
         s.showMesh = false; // the overlays are about particles and boxes
+        s.showParticles = true;
+        s.shading = render::Shading::Diagnostic; // plain background: pixel counts measure the overlays
+        s.showLegend = false;
         s.colorMode = render::ColorMode::Uniform;
         view_->setSettings(s);
     }
