@@ -73,7 +73,7 @@ BodiesDock::BodiesDock(SimulationWorker* worker, ViewportWidget* viewport, QWidg
     toolForm->addRow("Drag response", dragResponse_);
     stirRadius_ = spin(tools, "stirRadius", 0.005, 1.0, 0.1, 3, " m", "Fluid within this distance of the cursor ray is pushed");
     toolForm->addRow("Stir radius", stirRadius_);
-    stirStrength_ = spin(tools, "stirStrength", 0.5, 50.0, 10.0, 1, "",
+    stirStrength_ = spin(tools, "stirStrength", 0.5, 50.0, 15.0, 1, "",
                          "Push of the stir tool: 20 m/s\u00B2 per unit at the ray while the button is held");
     toolForm->addRow("Stir strength", stirStrength_);
     auto apply = [this] { viewport_->setStir(float(stirRadius_->value()), float(stirStrength_->value())); };

@@ -94,8 +94,15 @@ void ViewportWidget::setFrame(PublishedFramePtr frame) {
         resetCamera(); // a new scene: small ones must not be a dot, big ones not a close-up
         framedDomain_ = d;
     }
-    if (stirring_)
-        emitStir(); // holding the button keeps pushing, one stir per new frame
+    if (stirring_) {
+        // Holding the button keeps pushing: the core applies a stir during one step, so a frame
+        // that covers several steps pushes as many times as hard (capped: a burst stays stable).
+        const uint64_t step = frame_->snapshot->step;
+        const float steps = step > stirStep_ ? float(std::min<uint64_t>(step - stirStep_, 8)) : 0.0f;
+        stirStep_ = step;
+        if (steps > 0.0f)
+            emitStir(steps);
+    }
     update();
 }
 
@@ -194,14 +201,15 @@ void ViewportWidget::mousePressEvent(QMouseEvent* e) {
     } else if (tool_ == Tool::Stir) {
         stirring_ = true;
         stirPos_ = e->position();
+        stirStep_ = frame_ && frame_->snapshot ? frame_->snapshot->step : 0;
         emitStir();
     }
     update();
 }
 
-void ViewportWidget::emitStir() {
+void ViewportWidget::emitStir(float scale) {
     const render::Ray ray = camera_.rayThroughPixel(float(stirPos_.x()), float(stirPos_.y()));
-    emit stirRequested(render::toEigen(ray.origin), render::toEigen(ray.dir), stirRadius_, stirStrength_);
+    emit stirRequested(render::toEigen(ray.origin), render::toEigen(ray.dir), stirRadius_, stirStrength_ * scale);
 }
 
 void ViewportWidget::setTool(Tool tool) {
@@ -355,8 +363,7 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
                 painter.drawEllipse(*from, 3.5, 3.5);
             }
         }
-        if (!playing) {
-            const QString note = "Paused: the body follows the cursor once the simulation runs (Space)";
+        if (const QString note = overlayNote(); !note.isEmpty()) {
             QRectF r((size.width() - fm.horizontalAdvance(note)) / 2.0 - 10, 8, fm.horizontalAdvance(note) + 20,
                      fm.height() + 10);
             plate(painter, r);
@@ -376,6 +383,12 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
     }
     if (settings_.showLegend)
         paintLegend(painter, size);
+}
+
+QString ViewportWidget::overlayNote() const {
+    if (dragger_.active() && !(frame_ && frame_->playing))
+        return "Paused: the body follows the cursor once the simulation runs (Space)";
+    return {};
 }
 
 void ViewportWidget::paintLegend(QPainter& painter, QSize size) const {

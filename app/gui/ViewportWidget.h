@@ -41,6 +41,9 @@ public:
     void setStir(float radius, float strength);
     float stirRadius() const { return stirRadius_; }
     float stirStrength() const { return stirStrength_; }
+    /// What the viewport tells the user about the tool right now ("" when nothing), e.g. that a
+    /// body dragged while paused moves once the simulation runs.
+    QString overlayNote() const;
     /// Body being dragged (-1: none).
     int draggedBody() const { return dragger_.active() ? dragger_.bodyId() : -1; }
 
@@ -81,7 +84,7 @@ private:
     /// Legend, labels, tool/state badge, stir ring, rubber band; `cam` sized to `size` (logical px).
     void paintOverlay(QPainter& painter, const render::OrbitCamera& cam, QSize size) const;
     void paintLegend(QPainter& painter, QSize size) const;
-    void emitStir();
+    void emitStir(float scale = 1.0f);
 
     render::SceneRenderer renderer_;
     render::OrbitCamera camera_;
@@ -90,8 +93,9 @@ private:
     PublishedFramePtr frame_;
     Tool tool_ = Tool::Orbit;
     Aabb framedDomain_; ///< container the camera was last framed on
-    float stirRadius_ = 0.1f, stirStrength_ = 10.0f;
+    float stirRadius_ = 0.1f, stirStrength_ = 15.0f;
     QPointF stirPos_;
+    uint64_t stirStep_ = 0; ///< step of the last stir push
     glm::vec3 dragBodyPoint_{0.0f}, dragTarget_{0.0f}; ///< grab point (body space), cursor target
     bool cameraTouched_ = false; ///< orbit/pan/zoom since the last resetCamera()
     bool glReady_ = false;
