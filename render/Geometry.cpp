@@ -17,6 +17,72 @@ glm::vec4 nodeClassColor(NodeClass cls) {
     return {1, 1, 1, 1};
 }
 
+glm::vec3 octreeDepthColor(int depth, int lo, int hi) {
+    static const glm::vec3 stops[5] = {{0.25f, 0.55f, 1.0f},
+                                       {0.55f, 0.45f, 1.0f},
+                                       {0.95f, 0.40f, 0.70f},
+                                       {1.0f, 0.62f, 0.25f},
+                                       {1.0f, 0.92f, 0.35f}};
+    float s = hi > lo ? float(depth - lo) / float(hi - lo) : 1.0f;
+    s = std::clamp(s, 0.0f, 1.0f) * 4.0f;
+    const int i = std::min(int(s), 3);
+    return glm::mix(stops[i], stops[i + 1], s - float(i));
+}
+
+glm::vec3 bodyColor(int index) {
+    static const glm::vec3 palette[8] = {{0.93f, 0.45f, 0.18f}, {0.85f, 0.22f, 0.35f}, {0.95f, 0.78f, 0.2f},
+                                         {0.45f, 0.75f, 0.25f}, {0.65f, 0.4f, 0.85f},  {0.95f, 0.55f, 0.7f},
+                                         {0.55f, 0.35f, 0.2f},  {0.9f, 0.9f, 0.88f}};
+    return palette[((index % 8) + 8) % 8];
+}
+
+void octreeInstances(const std::vector<OctreeNodeBox>& nodes, std::vector<OctreeInstance>& out,
+                     std::pair<int, int>& depthRange) {
+    out.resize(nodes.size());
+    int lo = 255, hi = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const OctreeNodeBox& n = nodes[i];
+        out[i] = {{n.min.x(), n.min.y(), n.min.z()}, n.edge, float(n.depth), float(int(n.cls))};
+        lo = std::min(lo, int(n.depth));
+        hi = std::max(hi, int(n.depth));
+    }
+    depthRange = nodes.empty() ? std::pair{0, 0} : std::pair{lo, hi};
+}
+
+void floorShadow(const FrameSnapshot& f, int res, std::vector<float>& out) {
+    out.assign(size_t(res) * res, 0.0f);
+    const Aabb& d = f.domain;
+    if (d.empty() || f.positions.empty())
+        return;
+    const float sx = float(res) / std::max(d.max.x() - d.min.x(), 1e-6f);
+    const float sz = float(res) / std::max(d.max.z() - d.min.z(), 1e-6f);
+    for (const Vec3f& p : f.positions) {
+        const int i = std::clamp(int((p.x() - d.min.x()) * sx), 0, res - 1);
+        const int k = std::clamp(int((p.z() - d.min.z()) * sz), 0, res - 1);
+        out[size_t(k) * res + i] += 1.0f;
+    }
+    // Two box-blur passes (x then z, radius 2 cells): a soft penumbra instead of a pixel map.
+    std::vector<float> tmp(out.size());
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int k = 0; k < res; ++k)
+            for (int i = 0; i < res; ++i) {
+                float sum = 0.0f;
+                for (int o = -2; o <= 2; ++o) {
+                    const int a = std::clamp(pass == 0 ? i + o : k + o, 0, res - 1);
+                    sum += pass == 0 ? out[size_t(k) * res + a] : out[size_t(a) * res + i];
+                }
+                tmp[size_t(k) * res + i] = sum / 5.0f;
+            }
+        out.swap(tmp);
+    }
+    // Normalise by a full column's count, so the darkening reads as water depth.
+    float peak = 0.0f;
+    for (float v : out)
+        peak = std::max(peak, v);
+    for (float& v : out)
+        v = peak > 0.0f ? v / peak : 0.0f;
+}
+
 glm::vec3 colorRamp(float s) {
     // Piecewise-linear through five viridis samples: readable on dark and light backgrounds.
     static const glm::vec3 stops[5] = {{0.267f, 0.005f, 0.329f},
@@ -80,20 +146,6 @@ void appendBoxLines(std::vector<LineVertex>& out, const glm::vec3& lo, const glm
     for (const auto& e : edges) {
         out.push_back({c[e[0]], color});
         out.push_back({c[e[1]], color});
-    }
-}
-
-void octreeLines(const std::vector<OctreeNodeBox>& nodes, const RenderSettings& st,
-                 std::vector<LineVertex>& out) {
-    out.clear();
-    for (const OctreeNodeBox& node : nodes) {
-        const bool on = (node.cls == NodeClass::Surface && st.octreeSurface) ||
-                        (node.cls == NodeClass::Interior && st.octreeInterior) ||
-                        (node.cls == NodeClass::Exterior && st.octreeExterior);
-        if (!on || node.depth < st.octreeMinDepth || node.depth > st.octreeMaxDepth)
-            continue;
-        const glm::vec3 lo(node.min.x(), node.min.y(), node.min.z());
-        appendBoxLines(out, lo, lo + glm::vec3(node.edge), nodeClassColor(node.cls));
     }
 }
 

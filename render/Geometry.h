@@ -16,6 +16,27 @@ struct LineVertex {
 
 /// Colours of the octree classes (surface / interior / exterior).
 glm::vec4 nodeClassColor(NodeClass cls);
+/// Octree outline colour of a node depth within the depths present [lo, hi]: coarse = blue,
+/// fine = warm yellow (legend and shader use the same ramp).
+glm::vec3 octreeDepthColor(int depth, int lo, int hi);
+/// A distinct colour per body (index in the snapshot), readable on the water and the floor.
+glm::vec3 bodyColor(int index);
+
+/// One octree node as the instanced outline shader reads it: 12 edges of the unit cube scaled
+/// by `edge` from `min`; depth and class select colour and filter on the GPU.
+struct OctreeInstance {
+    glm::vec3 min;
+    float edge;
+    float depth;
+    float cls;
+};
+/// Instances of all nodes (the filter is applied in the shader, so editing it never re-uploads);
+/// depthRange gets the min and max depth present (0, 0 when there are none).
+void octreeInstances(const std::vector<OctreeNodeBox>& nodes, std::vector<OctreeInstance>& out,
+                     std::pair<int, int>& depthRange);
+/// Column density of fluid particles over the floor (res x res cells over the domain's x-z
+/// footprint, blurred, 0..1): darkens the floor under the water.
+void floorShadow(const FrameSnapshot& frame, int res, std::vector<float>& out);
 /// A perceptual blue→green→yellow ramp (viridis-like) for scalar fields, s in [0, 1].
 glm::vec3 colorRamp(float s);
 /// Deep blue → cyan → white, for speed (reads as calm water → foam), s in [0, 1].
@@ -32,9 +53,6 @@ void particleColors(const FrameSnapshot& frame, const RenderSettings& settings, 
 /// 12 edges (24 vertices) of an axis-aligned box.
 void appendBoxLines(std::vector<LineVertex>& out, const glm::vec3& lo, const glm::vec3& hi,
                     const glm::vec4& color);
-/// Node boxes passing the class toggles and the depth filter.
-void octreeLines(const std::vector<OctreeNodeBox>& nodes, const RenderSettings& settings,
-                 std::vector<LineVertex>& out);
 /// Floor grid under the domain (y = domain.min.y) plus, if asked, the container box.
 void floorAndBoxLines(const Aabb& domain, bool grid, bool box, std::vector<LineVertex>& out);
 

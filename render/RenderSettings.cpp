@@ -16,7 +16,9 @@ std::vector<std::string> applyOverlayList(RenderSettings& s, const std::string& 
         if (name == "particles")
             s.showParticles = true;
         else if (name == "surface-particles")
-            s.showParticles = s.highlightSurface = true;
+            s.highlightSurface = true; // with "particles" too: highlighted among all
+        else if (name == "diagnostic")
+            s.shading = Shading::Diagnostic;
         else if (name == "mesh")
             s.showMesh = true;
         else if (name == "octree")

@@ -7,6 +7,9 @@
 namespace octo::render {
 
 enum class ColorMode { Uniform = 0, Velocity, Density, Lambda, SurfaceFlag };
+/// Water: Fresnel sky reflection, Beer–Lambert transmission, sky and shaded floor (the default).
+/// Diagnostic: the flat-lit translucent mesh on a dark background (reads geometry, not looks).
+enum class Shading { Water = 0, Diagnostic };
 
 inline const std::vector<std::string>& colorModeNames() {
     static const std::vector<std::string> names{"uniform", "velocity", "density", "lambda", "surface flag"};
@@ -14,8 +17,12 @@ inline const std::vector<std::string>& colorModeNames() {
 }
 
 struct RenderSettings {
-    bool showParticles = true;
-    bool highlightSurface = false; ///< surface particles drawn in a distinct colour
+    /// Off by default: the water surface is the default look (particles are drawn anyway when
+    /// there is no surface mesh, e.g. with "Reconstruct surface" off).
+    bool showParticles = false;
+    /// Surface particles in a distinct colour; with showParticles off, the surface particles alone
+    /// (Shao et al. 2016, Fig. 5b).
+    bool highlightSurface = false;
     bool showMesh = true;
     bool showBodies = true;
     bool showBoundary = false;
@@ -25,6 +32,7 @@ struct RenderSettings {
     bool octreeExterior = false;
     int octreeMinDepth = 0; ///< depth filter for the node boxes (inclusive)
     int octreeMaxDepth = 31;
+    bool octreeDepthCue = true; ///< far node outlines fade (Shao et al. 2016, Fig. 5c)
     bool showGrid = true;
     bool showBox = true;
     ColorMode colorMode = ColorMode::Velocity;
@@ -33,13 +41,19 @@ struct RenderSettings {
     float meshAlpha = 0.6f;
     float velocityMax = 3.0f; ///< m/s at the top of the colour map
     float restDensity = 1000.0f;
+    Shading shading = Shading::Water;
+    bool showLegend = true;     ///< colour scale of the active colour mode / octree depths
+    bool showBodyLabels = true; ///< name and density next to each body
 
     bool showOctree() const { return octreeSurface || octreeInterior || octreeExterior; }
+    /// Particles are drawn at all: all of them, or the surface ones alone.
+    bool drawsParticles() const { return showParticles || highlightSurface; }
 };
 
 /// Applies a comma list as used by `--overlay`: named overlays on, the other main overlays off.
 /// Names: particles, surface-particles, mesh, octree (all classes), octree-surface,
-/// octree-interior, octree-exterior, bodies, boundary, grid. Returns the unknown names.
+/// octree-interior, octree-exterior, bodies, boundary, grid, diagnostic (flat shading).
+/// "surface-particles" alone shows the surface particles without the others. Returns the unknown names.
 std::vector<std::string> applyOverlayList(RenderSettings& settings, const std::string& commaList);
 
 } // namespace octo::render

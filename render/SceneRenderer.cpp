@@ -1,5 +1,7 @@
 #include "render/SceneRenderer.h"
 
+#include "render/Picking.h"
+
 #include <QFile>
 #include <QOpenGLShaderProgram>
 #include <algorithm>
@@ -14,23 +16,33 @@ namespace octo::render {
 namespace {
 constexpr GLuint kPos = 0, kAttr1 = 1, kAttr2 = 2;
 
-/// Source of a resource shader with `#define`s inserted after its #version line.
-QByteArray shaderSource(const QString& path, const QStringList& defines) {
+QByteArray readResource(const QString& path) {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+/// Source of a resource shader with `#define`s (and the shared sky function when it calls
+/// sky()) inserted after its #version line.
+QByteArray shaderSource(const QString& path, const QStringList& defines) {
+    QByteArray text = readResource(path);
+    if (text.isEmpty())
         return {};
-    QByteArray text = file.readAll();
     QByteArray extra;
     for (const QString& d : defines)
         extra += "#define " + d.toUtf8() + "\n";
+    if (text.contains("sky(") || text.contains("kSunDirWorld"))
+        extra += readResource(":/shaders/sky.glsl");
     const qsizetype eol = text.indexOf('\n');
     return eol < 0 ? text : text.insert(eol + 1, extra);
 }
 
-std::unique_ptr<QOpenGLShaderProgram> buildProgram(const QString& name, QString* error,
-                                                   const QStringList& defines = {}) {
+/// Program from :/shaders/<vertName>.vert and <fragName>.frag (fragName empty: same name).
+std::unique_ptr<QOpenGLShaderProgram> buildProgram(const QString& vertName, QString* error,
+                                                   const QStringList& defines = {}, QString fragName = {}) {
     auto program = std::make_unique<QOpenGLShaderProgram>();
-    const QString vert = ":/shaders/" + name + ".vert", frag = ":/shaders/" + name + ".frag";
+    const QString name = fragName.isEmpty() ? vertName : vertName + "/" + fragName;
+    const QString vert = ":/shaders/" + vertName + ".vert",
+                  frag = ":/shaders/" + (fragName.isEmpty() ? vertName : fragName) + ".frag";
     const QByteArray vertSource = shaderSource(vert, defines), fragSource = shaderSource(frag, defines);
     if (vertSource.isEmpty() || fragSource.isEmpty()) {
         if (error)
@@ -68,7 +80,13 @@ bool SceneRenderer::initialize(QString* error) {
     particleDepthProgram_ = buildProgram("particle", error, {"EXACT_DEPTH"});
     meshProgram_ = buildProgram("mesh", error);
     lineProgram_ = buildProgram("line", error);
-    if (!particleProgram_ || !particleDepthProgram_ || !meshProgram_ || !lineProgram_)
+    octreeProgram_ = buildProgram("octree", error, {}, "line");
+    skyProgram_ = buildProgram("sky", error);
+    floorProgram_ = buildProgram("floor", error);
+    waterProgram_ = buildProgram("mesh", error, {}, "water");
+    thicknessProgram_ = buildProgram("mesh", error, {}, "thickness");
+    if (!particleProgram_ || !particleDepthProgram_ || !meshProgram_ || !lineProgram_ || !octreeProgram_ ||
+        !skyProgram_ || !floorProgram_ || !waterProgram_ || !thicknessProgram_)
         return false;
 
     const float quad[8] = {-1, -1, 1, -1, -1, 1, 1, 1};
@@ -98,6 +116,52 @@ bool SceneRenderer::initialize(QString* error) {
     };
     makeParticleVao(fluidVao_, fluidPosVbo_, &fluidColorVbo_);
     makeParticleVao(boundaryVao_, boundaryPosVbo_, nullptr);
+
+    // Octree outlines: 24 unit-cube edge vertices, one instance per node.
+    std::vector<float> edges;
+    for (int a = 0; a < 3; ++a)
+        for (int k = 0; k < 4; ++k)
+            for (int end = 0; end < 2; ++end) {
+                float c[3];
+                c[a] = float(end);
+                c[(a + 1) % 3] = float(k & 1);
+                c[(a + 2) % 3] = float(k >> 1);
+                edges.insert(edges.end(), c, c + 3);
+            }
+    glGenVertexArrays(1, &octreeVao_);
+    glBindVertexArray(octreeVao_);
+    glGenBuffers(1, &cubeEdgeVbo_);
+    glBindBuffer(GL_ARRAY_BUFFER, cubeEdgeVbo_);
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(edges.size() * sizeof(float)), edges.data(), GL_STATIC_DRAW);
+    glEnableVertexAttribArray(kPos);
+    glVertexAttribPointer(kPos, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
+    glGenBuffers(1, &octreeInstanceVbo_);
+    glBindBuffer(GL_ARRAY_BUFFER, octreeInstanceVbo_);
+    glEnableVertexAttribArray(kAttr1);
+    glVertexAttribPointer(kAttr1, 4, GL_FLOAT, GL_FALSE, sizeof(OctreeInstance), nullptr);
+    glVertexAttribDivisor(kAttr1, 1);
+    glEnableVertexAttribArray(kAttr2);
+    glVertexAttribPointer(kAttr2, 2, GL_FLOAT, GL_FALSE, sizeof(OctreeInstance),
+                          reinterpret_cast<void*>(offsetof(OctreeInstance, depth)));
+    glVertexAttribDivisor(kAttr2, 1);
+
+    glGenVertexArrays(1, &emptyVao_); // the sky's full-screen triangle has no attributes
+    glGenVertexArrays(1, &floorVao_);
+    glBindVertexArray(floorVao_);
+    glBindBuffer(GL_ARRAY_BUFFER, quadVbo_);
+    glEnableVertexAttribArray(kPos);
+    glVertexAttribPointer(kPos, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+    glBindVertexArray(0);
+    for (unsigned* tex : {&shadowTex_, &thicknessTex_}) {
+        glGenTextures(1, tex);
+        glBindTexture(GL_TEXTURE_2D, *tex);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    }
+    glGenFramebuffers(1, &thicknessFbo_);
+    glBindTexture(GL_TEXTURE_2D, 0);
     initialized_ = true;
     return true;
 }
@@ -109,19 +173,24 @@ void SceneRenderer::release() {
     for (auto& [key, entry] : bodyMeshes_)
         deleteMesh(entry.second);
     bodyMeshes_.clear();
-    deleteLines(octreeLines_);
     deleteLines(floorLines_);
-    const unsigned buffers[] = {quadVbo_, fluidPosVbo_, fluidColorVbo_, boundaryPosVbo_};
-    glDeleteBuffers(4, buffers);
-    const unsigned vaos[] = {fluidVao_, boundaryVao_};
-    glDeleteVertexArrays(2, vaos);
-    particleProgram_.reset();
-    particleDepthProgram_.reset();
-    meshProgram_.reset();
-    lineProgram_.reset();
+    const unsigned buffers[] = {quadVbo_, fluidPosVbo_, fluidColorVbo_, boundaryPosVbo_, cubeEdgeVbo_,
+                                octreeInstanceVbo_};
+    glDeleteBuffers(6, buffers);
+    const unsigned vaos[] = {fluidVao_, boundaryVao_, octreeVao_, emptyVao_, floorVao_};
+    glDeleteVertexArrays(5, vaos);
+    const unsigned textures[] = {shadowTex_, thicknessTex_};
+    glDeleteTextures(2, textures);
+    glDeleteFramebuffers(1, &thicknessFbo_);
+    thicknessW_ = thicknessH_ = 0;
+    octreeCount_ = 0;
+    octreeScratch_.clear();
+    for (auto* p : {&particleProgram_, &particleDepthProgram_, &meshProgram_, &lineProgram_, &octreeProgram_,
+                    &skyProgram_, &floorProgram_, &waterProgram_, &thicknessProgram_})
+        p->reset();
     initialized_ = false;
-    uploadedFrame_ = uploadedColorsFrame_ = uploadedOctreeFrame_ = sortedFrame_ = nullptr;
-    uploadedColorKey_ = uploadedOctreeKey_ = uploadedFloorKey_ = -1;
+    uploadedFrame_ = uploadedColorsFrame_ = uploadedOctreeFrame_ = sortedFrame_ = shadowFrame_ = nullptr;
+    uploadedColorKey_ = uploadedFloorKey_ = -1;
 }
 
 void SceneRenderer::setFrame(FrameSnapshotPtr frame, float particleRadius) {
@@ -248,31 +317,39 @@ void SceneRenderer::syncBuffers(const RenderSettings& st, const OrbitCamera& cam
     const bool colorsStale = uploadedColorsFrame_ != f || uploadedColorKey_ != colorKey;
     const glm::vec3 eye = camera.eye();
     const bool viewMoved = glm::length(eye - sortedEye_) > 1e-3f * camera.distance;
-    if (st.showParticles && (colorsStale || viewMoved || sortedFrame_ != f)) {
+    const bool surfaceOnly = !st.showParticles && st.highlightSurface;
+    if (st.drawsParticles() &&
+        (colorsStale || viewMoved || sortedFrame_ != f || sortedSurfaceOnly_ != surfaceOnly)) {
         if (colorsStale) {
             particleColors(*f, st, colorScratch_);
             ++uploads_.colors;
             uploadedColorsFrame_ = f;
             uploadedColorKey_ = colorKey;
         }
-        uploadSortedParticles(*f, eye, camera.forward());
+        uploadSortedParticles(*f, eye, camera.forward(), surfaceOnly);
         sortedFrame_ = f;
         sortedEye_ = eye;
+        sortedSurfaceOnly_ = surfaceOnly;
     }
-    const int octreeKey = (st.octreeSurface ? 1 : 0) | (st.octreeInterior ? 2 : 0) |
-                          (st.octreeExterior ? 4 : 0) | (st.octreeMinDepth << 3) | (st.octreeMaxDepth << 9);
-    if (st.showOctree() && (uploadedOctreeFrame_ != f || uploadedOctreeKey_ != octreeKey)) {
-        octreeLines(f->octreeNodes, st, lineScratch_);
-        uploadLines(octreeLines_, lineScratch_);
-        ++uploads_.octree;
+    if (st.showOctree() && uploadedOctreeFrame_ != f) {
+        if (syncOctree(*f))
+            ++uploads_.octree;
         uploadedOctreeFrame_ = f;
-        uploadedOctreeKey_ = octreeKey;
     }
-    const int floorKey = (st.showGrid ? 1 : 0) | (st.showBox ? 2 : 0);
+    if (st.shading == Shading::Water && shadowFrame_ != f) {
+        constexpr int kShadowRes = 48;
+        floorShadow(*f, kShadowRes, shadowScratch_);
+        glBindTexture(GL_TEXTURE_2D, shadowTex_);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, kShadowRes, kShadowRes, 0, GL_RED, GL_FLOAT, shadowScratch_.data());
+        glBindTexture(GL_TEXTURE_2D, 0);
+        shadowFrame_ = f;
+    }
+    const bool water = st.shading == Shading::Water;
+    const int floorKey = (st.showGrid && !water ? 1 : 0) | (st.showBox ? 2 : 0);
     const bool domainChanged =
         (f->domain.min != uploadedDomain_.min) || (f->domain.max != uploadedDomain_.max);
     if (floorKey != uploadedFloorKey_ || domainChanged) {
-        floorAndBoxLines(f->domain, st.showGrid, st.showBox, lineScratch_);
+        floorAndBoxLines(f->domain, floorKey & 1, st.showBox, lineScratch_);
         uploadLines(floorLines_, lineScratch_);
         ++uploads_.floor;
         uploadedFloorKey_ = floorKey;
@@ -281,20 +358,23 @@ void SceneRenderer::syncBuffers(const RenderSettings& st, const OrbitCamera& cam
 }
 
 void SceneRenderer::uploadSortedParticles(const FrameSnapshot& f, const glm::vec3& eye,
-                                          const glm::vec3& forward) {
+                                          const glm::vec3& forward, bool surfaceOnly) {
     // Front-to-back order lets the depth test reject hidden impostor fragments before shading;
     // with software GL (Xvfb/llvmpipe) overdraw of ~10 layers otherwise dominates the frame.
-    const size_t n = f.positions.size();
-    sortKeys_.resize(n);
     const Vec3f e(eye.x, eye.y, eye.z), fw(forward.x, forward.y, forward.z);
-    for (size_t i = 0; i < n; ++i)
-        sortKeys_[i] = {(f.positions[i] - e).dot(fw), uint32_t(i)};
+    sortKeys_.clear();
+    const bool haveFlags = f.surfaceFlag.size() == f.positions.size();
+    for (size_t i = 0; i < f.positions.size(); ++i)
+        if (!surfaceOnly || (haveFlags && f.surfaceFlag[i]))
+            sortKeys_.push_back({(f.positions[i] - e).dot(fw), uint32_t(i)});
+    const size_t n = sortKeys_.size();
+    fluidCount_ = int(n);
     // Serial on purpose: TBB's threads belong to the (lower-priority) simulation, see SimulationWorker.
     std::sort(sortKeys_.begin(), sortKeys_.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
     sortedPositions_.resize(n);
     sortedColors_.resize(n);
-    const bool haveColors = colorScratch_.size() == n;
+    const bool haveColors = colorScratch_.size() == f.positions.size();
     for (size_t k = 0; k < n; ++k) {
         const uint32_t i = sortKeys_[k].second;
         sortedPositions_[k] = f.positions[i];
@@ -307,26 +387,32 @@ void SceneRenderer::uploadSortedParticles(const FrameSnapshot& f, const glm::vec
     ++uploads_.sorts;
 }
 
-void SceneRenderer::render(const OrbitCamera& camera, const RenderSettings& st, int fbWidth, int fbHeight) {
+void SceneRenderer::render(const OrbitCamera& camera, const RenderSettings& settings, int fbWidth, int fbHeight) {
     glViewport(0, 0, fbWidth, fbHeight);
     glClearColor(0.11f, 0.12f, 0.15f, 1.0f);
     glClearDepthf(1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     if (!initialized_ || !frame_)
         return;
+    RenderSettings st = settings;
+    if (!st.drawsParticles() && st.showMesh && frame_->surfaceMesh.triangles.empty())
+        st.showParticles = true; // no surface (reconstruction off): show the fluid as particles
     syncBuffers(st, camera);
 
     const glm::mat4 view = camera.view(), proj = camera.projection();
+    const bool water = st.shading == Shading::Water;
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glDisable(GL_CULL_FACE);
 
+    if (water)
+        drawSkyAndFloor(camera);
     drawLines(floorLines_, view, proj);
     const float radius = particleRadius_ * st.particleScale;
     exactDepth_ = st.exactSphereDepth;
-    if (st.showParticles)
+    if (st.drawsParticles())
         drawParticles(fluidVao_, fluidCount_, view, proj, radius, nullptr);
     if (st.showBoundary && boundaryCount_ > 0) {
         const glm::vec3 grey(0.55f, 0.55f, 0.58f);
@@ -335,33 +421,200 @@ void SceneRenderer::render(const OrbitCamera& camera, const RenderSettings& st, 
                       st.cutawayWalls ? &eye : nullptr);
     }
     if (st.showBodies) {
-        for (const BodySnapshot& b : frame_->bodies) {
+        for (size_t i = 0; i < frame_->bodies.size(); ++i) {
+            const BodySnapshot& b = frame_->bodies[i];
             auto it = b.mesh ? bodyMeshes_.find(b.mesh.get()) : bodyMeshes_.end();
             if (it == bodyMeshes_.end())
                 continue;
-            const glm::vec4 color =
-                b.kinematic ? glm::vec4(0.6f, 0.6f, 0.65f, 1.0f) : glm::vec4(0.85f, 0.45f, 0.2f, 1.0f);
+            const glm::vec3 c = b.kinematic ? glm::vec3(0.6f, 0.6f, 0.65f) : bodyColor(int(i));
             // Shapes without normals (boxes, low-poly meshes) read best with facet normals.
             const bool flat = b.mesh->normals.size() != b.mesh->vertices.size();
-            drawMesh(it->second.second, bodyModel(b), view, proj, color, 0.0f, flat);
+            drawMesh(it->second.second, bodyModel(b), view, proj, glm::vec4(c, 1.0f), 0.0f, flat,
+                     b.id == highlightedBody_ ? 1.0f : 0.0f);
         }
     }
     if (st.showOctree())
-        drawLines(octreeLines_, view, proj);
+        drawOctree(st, camera);
     if (st.showMesh && surfaceMesh_.indexCount > 0) {
-        // Translucent water: no depth writes, back faces first then front faces, so the
-        // near surface blends over the far one without sorting triangles.
-        glDepthMask(GL_FALSE);
-        glEnable(GL_CULL_FACE);
-        const glm::vec4 water(0.2f, 0.5f, 0.9f, st.meshAlpha);
-        for (GLenum cull : {GL_FRONT, GL_BACK}) {
-            glCullFace(cull);
-            drawMesh(surfaceMesh_, glm::mat4(1.0f), view, proj, water, 0.5f);
+        if (water) {
+            drawWater(camera, fbWidth, fbHeight);
+        } else {
+            // Translucent water: no depth writes, back faces first then front faces, so the
+            // near surface blends over the far one without sorting triangles.
+            glDepthMask(GL_FALSE);
+            glEnable(GL_CULL_FACE);
+            const glm::vec4 color(0.2f, 0.5f, 0.9f, st.meshAlpha);
+            for (GLenum cull : {GL_FRONT, GL_BACK}) {
+                glCullFace(cull);
+                drawMesh(surfaceMesh_, glm::mat4(1.0f), view, proj, color, 0.5f);
+            }
+            glDisable(GL_CULL_FACE);
+            glDepthMask(GL_TRUE);
         }
-        glDisable(GL_CULL_FACE);
-        glDepthMask(GL_TRUE);
     }
     glBindVertexArray(0);
+    glUseProgram(0);
+}
+
+bool SceneRenderer::syncOctree(const FrameSnapshot& f) {
+    // Frames between two surface rebuilds carry the same nodes: compare before re-sending.
+    const std::vector<OctreeNodeBox>& nodes = f.octreeNodes;
+    bool same = nodes.size() == octreeScratch_.size() && octreeCount_ == int(nodes.size());
+    for (size_t i = 0; same && i < nodes.size(); ++i) {
+        const OctreeInstance& o = octreeScratch_[i];
+        same = o.min.x == nodes[i].min.x() && o.min.y == nodes[i].min.y() && o.min.z == nodes[i].min.z() &&
+               o.edge == nodes[i].edge && o.depth == float(nodes[i].depth) && o.cls == float(int(nodes[i].cls));
+    }
+    if (same)
+        return false;
+    octreeInstances(nodes, octreeScratch_, octreeDepthRange_);
+    glBindBuffer(GL_ARRAY_BUFFER, octreeInstanceVbo_);
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(octreeScratch_.size() * sizeof(OctreeInstance)),
+                 octreeScratch_.data(), GL_DYNAMIC_DRAW);
+    octreeCount_ = int(octreeScratch_.size());
+    return true;
+}
+
+void SceneRenderer::drawOctree(const RenderSettings& st, const OrbitCamera& camera) {
+    if (octreeCount_ <= 0)
+        return;
+    QOpenGLShaderProgram* p = octreeProgram_.get();
+    p->bind();
+    glUniformMatrix4fv(p->uniformLocation("view"), 1, GL_FALSE, glm::value_ptr(camera.view()));
+    glUniformMatrix4fv(p->uniformLocation("projection"), 1, GL_FALSE, glm::value_ptr(camera.projection()));
+    const int mask = (st.octreeExterior ? 1 << int(NodeClass::Exterior) : 0) |
+                     (st.octreeInterior ? 1 << int(NodeClass::Interior) : 0) |
+                     (st.octreeSurface ? 1 << int(NodeClass::Surface) : 0);
+    p->setUniformValue("classMask", mask);
+    p->setUniformValue("minDepth", st.octreeMinDepth);
+    p->setUniformValue("maxDepth", st.octreeMaxDepth);
+    const auto [lo, hi] = octreeDepthRange_;
+    p->setUniformValue("depthLo", lo);
+    glm::vec3 colors[32];
+    for (int k = 0; k < 32; ++k)
+        colors[k] = octreeDepthColor(lo + k, lo, hi);
+    glUniform3fv(p->uniformLocation("depthColors"), 32, glm::value_ptr(colors[0]));
+    p->setUniformValue("depthCue", st.octreeDepthCue);
+    // Fade from the domain's near side to its far side as seen from the eye.
+    float near = 0.0f, far = 1.0f;
+    if (frame_ && !frame_->domain.empty()) {
+        const glm::vec3 c = 0.5f * (toGlm(frame_->domain.min) + toGlm(frame_->domain.max));
+        const float r = 0.5f * glm::length(toGlm(frame_->domain.max) - toGlm(frame_->domain.min));
+        const float d = glm::length(camera.eye() - c);
+        near = std::max(d - r, 0.0f);
+        far = d + 0.6f * r;
+    }
+    p->setUniformValue("cueRange", near, far);
+    glDepthMask(GL_FALSE); // outlines do not hide each other or the mesh drawn after them
+    glBindVertexArray(octreeVao_);
+    glDrawArraysInstanced(GL_LINES, 0, 24, octreeCount_);
+    glDepthMask(GL_TRUE);
+}
+
+void SceneRenderer::drawSkyAndFloor(const OrbitCamera& camera) {
+    const glm::mat4 view = camera.view(), proj = camera.projection();
+    if (frame_ && !frame_->domain.empty()) {
+        const Aabb& d = frame_->domain;
+        const glm::vec3 lo = toGlm(d.min), hi = toGlm(d.max);
+        const float extent = std::max(hi.x - lo.x, hi.z - lo.z);
+        const float raw = extent / 8.0f, p10 = std::pow(10.0f, std::floor(std::log10(std::max(raw, 1e-6f))));
+        const float tile = raw / p10 < 2.0f ? p10 : raw / p10 < 5.0f ? 2.0f * p10 : 5.0f * p10;
+        QOpenGLShaderProgram* p = floorProgram_.get();
+        p->bind();
+        glUniformMatrix4fv(p->uniformLocation("view"), 1, GL_FALSE, glm::value_ptr(view));
+        glUniformMatrix4fv(p->uniformLocation("projection"), 1, GL_FALSE, glm::value_ptr(proj));
+        // Slightly below the container's floor, so wall particles and the box edge stay on top.
+        p->setUniformValue("center", 0.5f * (lo.x + hi.x), lo.y - 2e-3f * extent, 0.5f * (lo.z + hi.z));
+        p->setUniformValue("extent", 2.5f * extent);
+        p->setUniformValue("tile", tile);
+        p->setUniformValue("domainMinXZ", lo.x, lo.z);
+        p->setUniformValue("domainMaxXZ", hi.x, hi.z);
+        const glm::vec3 eye = camera.eye();
+        p->setUniformValue("eyeWorld", eye.x, eye.y, eye.z);
+        glActiveTexture(GL_TEXTURE0);
+        glBindTexture(GL_TEXTURE_2D, shadowTex_);
+        p->setUniformValue("shadow", 0);
+        glBindVertexArray(floorVao_);
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    }
+    // The sky after the floor, at the far plane: the depth test skips the pixels the floor covers
+    // (software GL pays per shaded pixel).
+    skyProgram_->bind();
+    const glm::mat4 inv = glm::inverse(proj * view);
+    glUniformMatrix4fv(skyProgram_->uniformLocation("inverseViewProjection"), 1, GL_FALSE, glm::value_ptr(inv));
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_FALSE);
+    glBindVertexArray(emptyVao_);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glDepthMask(GL_TRUE);
+    glDepthFunc(GL_LESS);
+}
+
+void SceneRenderer::drawWater(const OrbitCamera& camera, int fbWidth, int fbHeight) {
+    const glm::mat4 view = camera.view(), proj = camera.projection(), model(1.0f);
+    GLint previousFbo = 0;
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &previousFbo);
+    // 1. Thickness at quarter resolution (soft anyway): signed distances summed by additive blending.
+    const int tw = std::max(fbWidth / 4, 1), th = std::max(fbHeight / 4, 1);
+    if (tw != thicknessW_ || th != thicknessH_) {
+        glBindTexture(GL_TEXTURE_2D, thicknessTex_);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, tw, th, 0, GL_RED, GL_FLOAT, nullptr);
+        glBindFramebuffer(GL_FRAMEBUFFER, thicknessFbo_);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, thicknessTex_, 0);
+        thicknessW_ = tw;
+        thicknessH_ = th;
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, thicknessFbo_);
+    glViewport(0, 0, tw, th);
+    glClearColor(0.0f, 0.0f, 0.0f, 0.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glDisable(GL_DEPTH_TEST);
+    glBlendFunc(GL_ONE, GL_ONE);
+    thicknessProgram_->bind();
+    glUniformMatrix4fv(thicknessProgram_->uniformLocation("model"), 1, GL_FALSE, glm::value_ptr(model));
+    glUniformMatrix4fv(thicknessProgram_->uniformLocation("view"), 1, GL_FALSE, glm::value_ptr(view));
+    glUniformMatrix4fv(thicknessProgram_->uniformLocation("projection"), 1, GL_FALSE, glm::value_ptr(proj));
+    glBindVertexArray(surfaceMesh_.vao);
+    glDrawElements(GL_TRIANGLES, surfaceMesh_.indexCount, GL_UNSIGNED_INT, nullptr);
+    glBindFramebuffer(GL_FRAMEBUFFER, GLuint(previousFbo));
+    glViewport(0, 0, fbWidth, fbHeight);
+    glEnable(GL_DEPTH_TEST);
+
+    // 2. Depth pre-pass, so only the nearest water layer is shaded (no triangle sorting).
+    glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+    glDrawElements(GL_TRIANGLES, surfaceMesh_.indexCount, GL_UNSIGNED_INT, nullptr);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+
+    // 3. Shading with dual-source blending: dst = emitted + dst * transmittance.
+    QOpenGLShaderProgram* p = waterProgram_.get();
+    p->bind();
+    glUniformMatrix4fv(p->uniformLocation("model"), 1, GL_FALSE, glm::value_ptr(model));
+    glUniformMatrix4fv(p->uniformLocation("view"), 1, GL_FALSE, glm::value_ptr(view));
+    glUniformMatrix4fv(p->uniformLocation("projection"), 1, GL_FALSE, glm::value_ptr(proj));
+    const glm::mat3 viewToWorld = glm::transpose(glm::mat3(view));
+    glUniformMatrix3fv(p->uniformLocation("viewToWorld"), 1, GL_FALSE, glm::value_ptr(viewToWorld));
+    const glm::vec3 sun = glm::normalize(glm::mat3(view) * glm::normalize(glm::vec3(0.45f, 0.75f, 0.5f)));
+    p->setUniformValue("sunDirView", sun.x, sun.y, sun.z);
+    p->setUniformValue("viewportSize", float(fbWidth), float(fbHeight));
+    // Absorption scaled to the container, so a full tank is tinted like a metre of sea water
+    // would be in a pool: red goes first, blue last.
+    float extent = 1.0f;
+    if (frame_ && !frame_->domain.empty())
+        extent = std::max((frame_->domain.max - frame_->domain.min).maxCoeff(), 1e-3f);
+    const glm::vec3 sigma = glm::vec3(3.2f, 1.15f, 0.55f) / extent;
+    p->setUniformValue("absorption", sigma.x, sigma.y, sigma.z);
+    p->setUniformValue("deepColor", 0.02f, 0.22f, 0.33f);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, thicknessTex_);
+    p->setUniformValue("thickness", 0);
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_FALSE);
+    glBlendFunc(GL_ONE, GL_SRC1_COLOR);
+    glDrawElements(GL_TRIANGLES, surfaceMesh_.indexCount, GL_UNSIGNED_INT, nullptr);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glDepthMask(GL_TRUE);
+    glDepthFunc(GL_LESS);
+    glBindTexture(GL_TEXTURE_2D, 0);
 }
 
 void SceneRenderer::drawParticles(unsigned vao, int count, const glm::mat4& view, const glm::mat4& proj,
@@ -392,7 +645,8 @@ void SceneRenderer::drawParticles(unsigned vao, int count, const glm::mat4& view
 }
 
 void SceneRenderer::drawMesh(const MeshBuffers& mesh, const glm::mat4& model, const glm::mat4& view,
-                             const glm::mat4& proj, const glm::vec4& color, float fresnel, bool flat) {
+                             const glm::mat4& proj, const glm::vec4& color, float fresnel, bool flat,
+                             float highlight) {
     if (mesh.indexCount <= 0)
         return;
     meshProgram_->bind();
@@ -404,6 +658,7 @@ void SceneRenderer::drawMesh(const MeshBuffers& mesh, const glm::mat4& model, co
     meshProgram_->setUniformValue("lightDirView", light.x, light.y, light.z);
     meshProgram_->setUniformValue("fresnelStrength", fresnel);
     meshProgram_->setUniformValue("flatShading", flat);
+    meshProgram_->setUniformValue("highlight", highlight);
     glBindVertexArray(mesh.vao);
     glDrawElements(GL_TRIANGLES, mesh.indexCount, GL_UNSIGNED_INT, nullptr);
 }

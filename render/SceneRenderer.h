@@ -1,8 +1,10 @@
 #pragma once
 // Draws one FrameSnapshot with OpenGL 3.3 core: particle impostors, boundary particles, the
-// translucent surface mesh, rigid bodies, octree node boxes, floor grid and container box.
+// surface mesh (water shading: sky reflection, Beer–Lambert transmission over a screen-space
+// thickness pass; or flat "diagnostic" shading), rigid bodies, octree node outlines (instanced,
+// one draw call), sky, floor and container box.
 // Keeps GPU buffers between frames and re-uploads only what changed (new snapshot, colour
-// mode, octree filter). All calls need the owning context current.
+// mode; the octree only when its nodes changed). All calls need the owning context current.
 #include "render/Camera.h"
 #include "render/Geometry.h"
 #include "render/RenderSettings.h"
@@ -34,6 +36,10 @@ public:
     const FrameSnapshotPtr& frame() const { return frame_; }
 
     void render(const OrbitCamera& camera, const RenderSettings& settings, int fbWidth, int fbHeight);
+    /// Body drawn highlighted (being dragged); -1: none.
+    void setHighlightedBody(int id) { highlightedBody_ = id; }
+    /// Depths present in the uploaded octree (legend); {0, 0} before the first upload.
+    std::pair<int, int> octreeDepthRange() const { return octreeDepthRange_; }
 
     /// How often each buffer was uploaded (tests check that unchanged data is not re-sent).
     struct UploadCounters {
@@ -57,22 +63,38 @@ private:
     void deleteMesh(MeshBuffers& buffers);
     void deleteLines(LineBuffers& buffers);
     void syncBuffers(const RenderSettings& settings, const OrbitCamera& camera);
-    void uploadSortedParticles(const FrameSnapshot& frame, const glm::vec3& eye, const glm::vec3& forward);
+    void uploadSortedParticles(const FrameSnapshot& frame, const glm::vec3& eye, const glm::vec3& forward,
+                               bool surfaceOnly);
     void drawParticles(unsigned vao, int count, const glm::mat4& view, const glm::mat4& proj, float radius,
                        const glm::vec3* uniformColor, const glm::vec3* eyeForCutaway = nullptr);
     void drawMesh(const MeshBuffers& mesh, const glm::mat4& model, const glm::mat4& view,
-                  const glm::mat4& proj, const glm::vec4& color, float fresnel, bool flat = false);
+                  const glm::mat4& proj, const glm::vec4& color, float fresnel, bool flat = false,
+                  float highlight = 0.0f);
     void drawLines(const LineBuffers& lines, const glm::mat4& view, const glm::mat4& proj);
+    void drawOctree(const RenderSettings& st, const OrbitCamera& camera);
+    void drawSkyAndFloor(const OrbitCamera& camera);
+    void drawWater(const OrbitCamera& camera, int fbWidth, int fbHeight);
+    bool syncOctree(const FrameSnapshot& frame);
 
     bool initialized_ = false;
     std::unique_ptr<QOpenGLShaderProgram> particleProgram_, particleDepthProgram_, meshProgram_, lineProgram_;
+    std::unique_ptr<QOpenGLShaderProgram> octreeProgram_, skyProgram_, floorProgram_, waterProgram_,
+        thicknessProgram_;
+    unsigned cubeEdgeVbo_ = 0, octreeVao_ = 0, octreeInstanceVbo_ = 0, emptyVao_ = 0, floorVao_ = 0;
+    unsigned shadowTex_ = 0, thicknessTex_ = 0, thicknessFbo_ = 0;
+    int octreeCount_ = 0, thicknessW_ = 0, thicknessH_ = 0;
+    std::pair<int, int> octreeDepthRange_{0, 0};
+    std::vector<OctreeInstance> octreeScratch_; ///< what the octree buffer holds
+    std::vector<float> shadowScratch_;
+    const FrameSnapshot* shadowFrame_ = nullptr;
+    int highlightedBody_ = -1;
     bool exactDepth_ = false;
     unsigned quadVbo_ = 0;
     unsigned fluidVao_ = 0, fluidPosVbo_ = 0, fluidColorVbo_ = 0;
     unsigned boundaryVao_ = 0, boundaryPosVbo_ = 0;
     int fluidCount_ = 0, boundaryCount_ = 0;
     MeshBuffers surfaceMesh_;
-    LineBuffers octreeLines_, floorLines_;
+    LineBuffers floorLines_;
     std::map<const TriangleMesh*, std::pair<std::shared_ptr<const TriangleMesh>, MeshBuffers>> bodyMeshes_;
 
     FrameSnapshotPtr frame_;
@@ -82,12 +104,12 @@ private:
     const FrameSnapshot* uploadedColorsFrame_ = nullptr;
     const FrameSnapshot* uploadedOctreeFrame_ = nullptr;
     int uploadedColorKey_ = -1;
-    int uploadedOctreeKey_ = -1;
     int uploadedFloorKey_ = -1;
     Aabb uploadedDomain_;
     UploadCounters uploads_;
     std::vector<glm::vec3> colorScratch_;
     const FrameSnapshot* sortedFrame_ = nullptr;
+    bool sortedSurfaceOnly_ = false;
     glm::vec3 sortedEye_{1e30f};
     std::vector<std::pair<float, uint32_t>> sortKeys_;
     std::vector<Vec3f> sortedPositions_;

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #ifdef OCTO_HAVE_CORE_SIMULATION
+#include "rigid/RigidBodySystem.h"
 #include "sim/Simulation.h"
 #endif
 
@@ -72,6 +73,9 @@ public:
     }
     void setDragTarget(const Vec3f& worldPoint) override { sim_->setDragTarget(worldPoint); }
     void endDrag() override { sim_->endDrag(); }
+    void setDragResponseTime(double seconds) override {
+        sim_->rigidBodies().dragSettings().responseTime = float(seconds);
+    }
     bool supportsStir() const override { return true; }
     void stir(const Vec3f& rayOrigin, const Vec3f& rayDir, float radius, float strength) override {
         sim_->stir(rayOrigin, rayDir, radius, strength);

@@ -1,40 +1,39 @@
 #include "MainWindow.h"
 
+#include "BodiesDock.h"
+#include "InputPolicy.h"
 #include "OverlayPanel.h"
 #include "ParameterPanel.h"
+#include "RecordingDock.h"
 #include "StatsPanel.h"
+#include "scene/SceneLibrary.h"
 
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
-#include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
+#include <QFileInfo>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
-#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLineEdit>
-#include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QProcess>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
-#include <QSpinBox>
-#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 
 namespace octo::app {
 
@@ -62,12 +61,61 @@ std::vector<std::pair<QString, bool render::RenderSettings::*>> overlayFields() 
             {"octreeSurface", &R::octreeSurface},
             {"octreeInterior", &R::octreeInterior},
             {"octreeExterior", &R::octreeExterior},
+            {"octreeDepthCue", &R::octreeDepthCue},
             {"grid", &R::showGrid},
             {"box", &R::showBox},
             {"cutaway", &R::cutawayWalls},
-            {"exactDepth", &R::exactSphereDepth}};
+            {"exactDepth", &R::exactSphereDepth},
+            {"legend", &R::showLegend},
+            {"bodyLabels", &R::showBodyLabels}};
+}
+
+constexpr double kInteractiveParticles = 9000.0;
+
+const char* presetLabels[] = {"Interactive (\u2264 9 k particles)", "Paper (scene file's r)", "High (2\u00D7 paper)",
+                              "Custom r"};
+
+bool isSceneFile(const std::string& scene) {
+    return scene.size() > 5 && scene.substr(scene.size() - 5) == ".json";
+}
+
+/// The scene's description (built-in name or file); throws SceneError naming the problem.
+SceneDescription describeScene(const std::string& scene) {
+    return isSceneFile(scene) ? loadSceneFile(scene) : SceneLibrary::load(scene);
+}
+
+/// Particle radius of a preset for a scene (0: no opinion).
+double presetRadius(ResolutionPreset preset, const SceneDescription& d) {
+    switch (preset) {
+    case ResolutionPreset::Interactive:
+        try {
+            // Never finer than the file: a small scene keeps its own resolution.
+            return std::max(double(d.radiusForParticleCount(kInteractiveParticles)), double(d.particleRadius));
+        } catch (const SceneError&) {
+            return 0.0; // no box/sphere volume (a mesh-only fluid): keep the file's radius
+        }
+    case ResolutionPreset::High:
+        return d.particleRadius / std::cbrt(2.0);
+    case ResolutionPreset::Paper:
+        return d.particleRadius;
+    case ResolutionPreset::Custom:
+        return 0.0;
+    }
+    return 0.0;
+}
+
+/// Saved values of resolution-dependent parameters (lengths) are kept per particle radius.
+bool dependsOnResolution(const ParameterInfo& p) {
+    return p.unit == "m";
+}
+QString radiusKey(double r) {
+    return QString("r%1").arg(r, 0, 'g', 6);
 }
 } // namespace
+
+QString MainWindow::sceneFolder() {
+    return QString::fromStdString(sceneDirectory());
+}
 
 MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     : QMainWindow(parent), options_(std::move(options)) {
@@ -75,6 +123,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     resize(1280, 800);
     if (!options_.factory)
         options_.factory = defaultModelFactory();
+    preset_ = options_.preset;
     worker_ = new SimulationWorker(options_.factory, this);
     recorder_ = new FrameRecorder(this);
     viewport_ = new ViewportWidget(this);
@@ -83,16 +132,30 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
 
     buildActions();
     buildDocks();
+    buildHelpMenu();
     buildStatusBar();
+    InputPolicy::applyFocusPolicy(this);
+    qApp->installEventFilter(new InputPolicy(viewport_, this));
 
     connect(worker_, &SimulationWorker::errorOccurred, this, [this](const QString& m) {
-        showProblem(m);
+        if (!requestedScene_.empty() && requestedScene_ != currentScene_ && !currentScene_.empty()) {
+            // The worker could not build the requested scene and kept the running one.
+            showProblem(QString("Could not load %1: %2 (still running %3)")
+                            .arg(QString::fromStdString(requestedScene_), m,
+                                 QString::fromStdString(currentScene_)));
+            requestedScene_ = currentScene_;
+            const int index = sceneCombo_->findData(QString::fromStdString(currentScene_));
+            const QSignalBlocker b(sceneCombo_);
+            sceneCombo_->setCurrentIndex(index);
+        } else {
+            showProblem(m);
+        }
         if (capturing_)
             failCapture(m);
     });
     connect(worker_, &SimulationWorker::blowUp, this, [this](const QString& m, qulonglong lastGood) {
-        showProblem(
-            QString("Simulation stopped: %1 (last good step %2). Press R to reset.").arg(m).arg(lastGood));
+        showProblem(QString("Simulation stopped: %1 (last good step %2). Press R to reset.").arg(m).arg(lastGood),
+                    true);
         if (capturing_)
             failCapture("simulation blew up: " + m);
     });
@@ -119,6 +182,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         c.type = WorkerCommand::Type::BeginDrag;
         c.id = id;
         c.a = p;
+        c.value = bodiesDock_->dragResponseTime();
         worker_->post(c);
     });
     connect(viewport_, &ViewportWidget::dragMoved, this, [this](const Vec3f& p) {
@@ -129,36 +193,40 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     });
     connect(viewport_, &ViewportWidget::dragEnded, this,
             [this] { worker_->post(WorkerCommand::of(WorkerCommand::Type::EndDrag)); });
-    connect(viewport_, &ViewportWidget::stirRequested, this, [this](const Vec3f& o, const Vec3f& d) {
-        WorkerCommand c;
-        c.type = WorkerCommand::Type::Stir;
-        c.a = o;
-        c.b = d;
-        c.value = 0.1; // m around the ray
-        worker_->post(c);
-    });
-    connect(recorder_, &FrameRecorder::failed, this, [this](const QString& m) {
-        showProblem(m);
-        stopRecording();
-    });
-    connect(recorder_, &FrameRecorder::frameWritten, this, [this](int n) {
-        recordStatus_->setText(QString("%1 frames written").arg(n));
-        if (recorder_->maxFrames() > 0)
-            recordProgress_->setValue(n);
-    });
+    connect(viewport_, &ViewportWidget::stirRequested, this,
+            [this](const Vec3f& o, const Vec3f& d, float radius, float strength) {
+                WorkerCommand c;
+                c.type = WorkerCommand::Type::Stir;
+                c.a = o;
+                c.b = d;
+                c.value = radius;
+                c.value2 = strength;
+                worker_->post(c);
+            });
 
     if (options_.persistSettings) {
         QSettings s;
         restoreGeometry(s.value("window/geometry").toByteArray());
         restoreState(s.value("window/state").toByteArray());
-        recordFolder_->setText(s.value("record/folder", recordFolder_->text()).toString());
+        recordingDock_->setFolder(s.value("record/folder", recordingDock_->folder()).toString());
         render::RenderSettings r = viewport_->settings();
         s.beginGroup("overlays");
         for (auto [key, field] : overlayFields())
             r.*field = s.value(key, r.*field).toBool();
         r.colorMode = render::ColorMode(std::clamp(s.value("colorMode", int(r.colorMode)).toInt(), 0, 4));
+        r.shading = render::Shading(std::clamp(s.value("shading", int(r.shading)).toInt(), 0, 1));
         s.endGroup();
         setRenderSettings(r);
+        // Started plainly (no --scene): the last session's scene at its resolution preset.
+        const std::string last = s.value("scene/last").toString().toStdString();
+        if (options_.restoreLastScene && !last.empty()) {
+            options_.scene = last;
+            preset_ = ResolutionPreset(std::clamp(s.value("scene/preset", int(preset_)).toInt(), 0, 2));
+        }
+    }
+    {
+        const QSignalBlocker b(presetCombo_);
+        presetCombo_->setCurrentIndex(int(preset_));
     }
 
     pollTimer_ = new QTimer(this);
@@ -185,9 +253,15 @@ ParameterPanel* MainWindow::parameterPanel(const QString& group) const {
 
 void MainWindow::buildActions() {
     QMenu* file = menuBar()->addMenu("&File");
-    file->addAction("&Open scene JSON...", QKeySequence::Open, this, &MainWindow::openSceneFile);
+    file->addAction("&Open scene JSON...", QKeySequence::Open, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, "Open scene", sceneFolder(), "Scene (*.json)");
+        if (!path.isEmpty())
+            openSceneFile(path);
+    });
     file->addAction("Export &particles (PLY)...", this, [this] { exportCurrent(false); });
     file->addAction("Export &mesh (OBJ)...", this, [this] { exportCurrent(true); });
+    file->addSeparator();
+    file->addAction("Restore &defaults", this, &MainWindow::restoreDefaults);
     file->addSeparator();
     file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
 
@@ -196,8 +270,7 @@ void MainWindow::buildActions() {
     actPlay_->setObjectName("actPlay");
     actPlay_->setCheckable(true);
     actPlay_->setShortcut(Qt::Key_Space);
-    connect(actPlay_, &QAction::triggered, this,
-            [this](bool on) { on ? worker_->play() : worker_->pause(); });
+    connect(actPlay_, &QAction::triggered, this, [this](bool on) { on ? worker_->play() : worker_->pause(); });
     actStep_ = sim->addAction("Single &step", QKeySequence(Qt::Key_S), this, [this] { worker_->stepOnce(); });
     actStep_->setObjectName("actStep");
     actReset_ = sim->addAction("&Reset", QKeySequence(Qt::Key_R), this, [this] {
@@ -220,13 +293,11 @@ void MainWindow::buildActions() {
         });
         return a;
     };
-    actParticlesOverlay_ =
-        overlayAction("Fluid &particles", &render::RenderSettings::showParticles, Qt::Key_P);
-    actSurfaceOverlay_ =
-        overlayAction("&Surface particles", &render::RenderSettings::highlightSurface, Qt::Key_F);
+    actParticlesOverlay_ = overlayAction("Fluid &particles", &render::RenderSettings::showParticles, Qt::Key_P);
+    actSurfaceOverlay_ = overlayAction("&Surface particles (alone when fluid particles are off)",
+                                       &render::RenderSettings::highlightSurface, Qt::Key_F);
     actMeshOverlay_ = overlayAction("Surface &mesh", &render::RenderSettings::showMesh, Qt::Key_M);
-    actBoundaryOverlay_ =
-        overlayAction("&Boundary particles", &render::RenderSettings::showBoundary, Qt::Key_B);
+    actBoundaryOverlay_ = overlayAction("&Boundary particles", &render::RenderSettings::showBoundary, Qt::Key_B);
     actOctreeOverlay_ = view->addAction("&Octree nodes");
     actOctreeOverlay_->setCheckable(true);
     actOctreeOverlay_->setShortcut(Qt::Key_O);
@@ -234,8 +305,16 @@ void MainWindow::buildActions() {
         render::RenderSettings s = viewport_->settings();
         if (s.showOctree() == on)
             return;
-        s.octreeSurface = s.octreeInterior = on;
-        s.octreeExterior = false; // exterior boxes clutter the view; the dock turns them on
+        s.octreeSurface = on; // surface leaves: what the octree is built for (Fig. 5c)
+        s.octreeInterior = s.octreeExterior = false;
+        setRenderSettings(s);
+    });
+    actDiagnostic_ = view->addAction("&Diagnostic shading (flat mesh, dark background)");
+    actDiagnostic_->setCheckable(true);
+    actDiagnostic_->setShortcut(Qt::Key_D);
+    connect(actDiagnostic_, &QAction::toggled, this, [this](bool on) {
+        render::RenderSettings s = viewport_->settings();
+        s.shading = on ? render::Shading::Diagnostic : render::Shading::Water;
         setRenderSettings(s);
     });
     view->addSeparator();
@@ -251,40 +330,100 @@ void MainWindow::buildActions() {
     bar->addAction(actReset_);
     bar->addSeparator();
     auto* tools = new QActionGroup(this);
-    const std::tuple<const char*, ViewportWidget::Tool, const char*> toolDefs[] = {
-        {"Orbit", ViewportWidget::Tool::Orbit, "Left: orbit, right/shift: pan, wheel: zoom"},
-        {"Drag body", ViewportWidget::Tool::DragBody, "Left-drag a rigid body along a camera-facing plane"},
-        {"Stir", ViewportWidget::Tool::Stir, "Left-drag to push fluid near the cursor ray"}};
-    for (const auto& [name, tool, tip] : toolDefs) {
+    const std::tuple<const char*, ViewportWidget::Tool, const char*, Qt::Key> toolDefs[] = {
+        {"Orbit", ViewportWidget::Tool::Orbit, "Left: orbit, right/shift: pan, wheel: zoom (1)", Qt::Key_1},
+        {"Drag body", ViewportWidget::Tool::DragBody, "Left-drag a rigid body toward the cursor (2)", Qt::Key_2},
+        {"Stir", ViewportWidget::Tool::Stir, "Hold the left button to push fluid around the cursor (3)", Qt::Key_3}};
+    for (const auto& [name, tool, tip, key] : toolDefs) {
         QAction* a = bar->addAction(name);
+        a->setObjectName(QString("tool_%1").arg(int(tool)));
         a->setCheckable(true);
         a->setToolTip(tip);
+        a->setShortcut(key);
         a->setChecked(tool == ViewportWidget::Tool::Orbit);
         tools->addAction(a);
+        sim->addAction(a);
         connect(a, &QAction::triggered, this, [this, t = tool] { viewport_->setTool(t); });
+        toolActions_.push_back(a);
     }
     bar->addSeparator();
     bar->addAction(actSurfaceOverlay_);
     bar->addAction(actOctreeOverlay_);
     bar->addAction(actMeshOverlay_);
+    bar->addAction(actDiagnostic_);
+}
+
+void MainWindow::buildHelpMenu() {
+    QMenu* help = menuBar()->addMenu("&Help");
+    QAction* keys = help->addAction("&Keys and mouse", QKeySequence::HelpContents, this, [this] {
+        QMessageBox box(this);
+        box.setWindowTitle("Keys and mouse");
+        box.setTextFormat(Qt::RichText);
+        box.setText(
+            "<table cellspacing=4>"
+            "<tr><td><b>Space</b></td><td>play / pause</td></tr>"
+            "<tr><td><b>S</b> / <b>R</b></td><td>single step / reset the scene</td></tr>"
+            "<tr><td><b>1</b> / <b>2</b> / <b>3</b></td><td>tool: orbit / drag body / stir</td></tr>"
+            "<tr><td><b>P</b> <b>F</b> <b>M</b> <b>B</b> <b>O</b></td><td>fluid particles, surface particles "
+            "(alone when P is off), mesh, boundary, octree</td></tr>"
+            "<tr><td><b>D</b></td><td>diagnostic shading (flat mesh) / water</td></tr>"
+            "<tr><td><b>C</b></td><td>reset the camera</td></tr>"
+            "<tr><td><b>Esc</b></td><td>leave a number field (discarding what was typed)</td></tr>"
+            "<tr><td colspan=2><hr></td></tr>"
+            "<tr><td><b>Left drag</b></td><td>orbit; with the drag tool: pull a body (rubber band), "
+            "with the stir tool: push the fluid inside the ring</td></tr>"
+            "<tr><td><b>Right drag</b> / <b>Shift+left</b></td><td>pan</td></tr>"
+            "<tr><td><b>Wheel</b></td><td>zoom (in the docks: scrolls; edits only a focused field)</td></tr>"
+            "</table>");
+        box.exec();
+    });
+    keys->setObjectName("actKeys");
+    help->addAction("&About octofluid", this, [this] {
+        QMessageBox::about(
+            this, "About octofluid",
+            "<h3>octofluid</h3>"
+            "<p>Interactive PCISPH fluids with two-way coupled rigid bodies and an adaptive-octree "
+            "surface.</p>"
+            "<p><b>Methods</b><br>"
+            "B. Solenthaler, R. Pajarola: Predictive-corrective incompressible SPH. SIGGRAPH 2009.<br>"
+            "N. Akinci et al.: Versatile rigid-fluid coupling for incompressible SPH. SIGGRAPH 2012.<br>"
+            "X. Shao et al.: An adaptive octree for SPH surface reconstruction. 2016.<br>"
+            "S. Marrone et al.: Fast free-surface detection and level-set function definition in SPH "
+            "solvers. J. Comput. Phys. 2010.<br>"
+            "B. Solenthaler, J. Schl\u00E4fli, R. Pajarola: A unified particle model for fluid-solid "
+            "interactions. 2007.<br>"
+            "J. C. Martin, W. J. Moyce: dam-break experiment, 1952 (validation).</p>"
+            "<p><b>Data</b><br>Armadillo: Stanford 3D Scanning Repository (Stanford University Computer "
+            "Graphics Laboratory), low-poly version.</p>"
+            "<p>Built with Qt, Eigen, oneTBB, GLM and nlohmann/json.</p>");
+    });
 }
 
 void MainWindow::buildDocks() {
-    // Left: the small Scene dock on top, the parameter groups as tabs below it.
+    // Left: the Scene dock on top, the parameter groups (from the table) as tabs below it.
     QDockWidget* sceneDock = makeDock(this, "Scene", buildSceneDock(), Qt::LeftDockWidgetArea);
     std::vector<QDockWidget*> tabs;
-    for (const char* group : {"Solver", "Boundary", "Surface"}) {
+    std::vector<std::string> groups;
+    for (const ParameterInfo& p : parameterTable())
+        if (std::find(groups.begin(), groups.end(), p.group) == groups.end())
+            groups.push_back(p.group);
+    for (const std::string& g : groups) {
+        const QString group = QString::fromStdString(g);
         auto* panel = new ParameterPanel(group, this);
         panels_[group] = panel;
         connect(panel, &ParameterPanel::parameterEdited, this, &MainWindow::onParameterEdited);
+        connect(panel, &ParameterPanel::valueAdjusted, this, [this](const QString&, const QString& m) { showNotice(m); });
         tabs.push_back(makeDock(this, group, panel, Qt::LeftDockWidgetArea));
     }
-    tabs.push_back(makeDock(this, "Bodies", buildBodiesDock(), Qt::LeftDockWidgetArea));
+    bodiesDock_ = new BodiesDock(worker_, viewport_, this);
+    connect(bodiesDock_, &BodiesDock::problem, this, [this](const QString& m) { showProblem(m); });
+    connect(bodiesDock_, &BodiesDock::notice, this, [this](const QString& m) { showNotice(m, 3000); });
+    tabs.push_back(makeDock(this, "Bodies", bodiesDock_, Qt::LeftDockWidgetArea));
     splitDockWidget(sceneDock, tabs.front(), Qt::Vertical);
     for (size_t i = 1; i < tabs.size(); ++i)
         tabifyDockWidget(tabs.front(), tabs[i]);
     tabs.front()->raise();
-    resizeDocks({sceneDock, tabs.front()}, {170, 600}, Qt::Vertical);
+    resizeDocks({sceneDock, tabs.front()}, {200, 560}, Qt::Vertical);
 
     overlayPanel_ = new OverlayPanel(this);
     overlayPanel_->setSettings(viewport_->settings());
@@ -292,22 +431,41 @@ void MainWindow::buildDocks() {
     QDockWidget* overlays = makeDock(this, "Overlays", overlayPanel_, Qt::RightDockWidgetArea);
     statsPanel_ = new StatsPanel(this);
     QDockWidget* stats = makeDock(this, "Statistics", statsPanel_, Qt::RightDockWidgetArea);
-    QDockWidget* record = makeDock(this, "Recording", buildRecordDock(), Qt::RightDockWidgetArea);
+    recordingDock_ = new RecordingDock(recorder_, viewport_, worker_, this);
+    recordingDock_->setOfferEncoding(options_.persistSettings);
+    connect(recordingDock_, &RecordingDock::problem, this, [this](const QString& m) { showProblem(m); });
+    connect(recordingDock_, &RecordingDock::started, this, [this](const QString& folder) {
+        if (options_.persistSettings)
+            QSettings().setValue("record/folder", folder);
+    });
+    QDockWidget* record = makeDock(this, "Recording", recordingDock_, Qt::RightDockWidgetArea);
     tabifyDockWidget(stats, record);
     stats->raise();
-    resizeDocks({overlays, stats}, {330, 420}, Qt::Vertical);
+    resizeDocks({overlays, stats}, {360, 390}, Qt::Vertical);
     resizeDocks({sceneDock, overlays}, {320, 300}, Qt::Horizontal);
     syncViewActions();
 }
 
 QWidget* MainWindow::buildSceneDock() {
     auto* w = new QWidget(this);
+    w->setObjectName("panel_Scene");
     auto* form = new QFormLayout(w);
     sceneCombo_ = new QComboBox(w);
     sceneCombo_->setObjectName("sceneCombo");
-    for (const auto& s : builtinSceneNames())
-        sceneCombo_->addItem(QString::fromStdString(s));
+    for (const auto& s : SceneLibrary::names()) // the core's scene library: no test-only models
+        sceneCombo_->addItem(QString::fromStdString(s), QString::fromStdString(s));
+    sceneCombo_->setToolTip("Built-in scenes (" + sceneFolder() + "); choosing one loads it");
     form->addRow("Scene", sceneCombo_);
+    connect(sceneCombo_, &QComboBox::activated, this,
+            [this](int i) { loadScene(sceneCombo_->itemData(i).toString().toStdString()); });
+    presetCombo_ = new QComboBox(w);
+    presetCombo_->setObjectName("presetCombo");
+    for (const char* label : presetLabels)
+        presetCombo_->addItem(QString::fromUtf8(label));
+    presetCombo_->setToolTip("Resolution: Interactive runs live on 2 cores; Paper uses the scene file's "
+                             "particle radius (as the CLI does); High doubles its particle count");
+    form->addRow("Resolution", presetCombo_);
+    connect(presetCombo_, &QComboBox::activated, this, [this](int i) { setPreset(ResolutionPreset(i)); });
     sceneRadius_ = new QDoubleSpinBox(w);
     sceneRadius_->setObjectName("sceneParticleRadius");
     const ParameterInfo* r = findParameter("particleRadius");
@@ -316,168 +474,39 @@ QWidget* MainWindow::buildSceneDock() {
     sceneRadius_->setSingleStep(0.001);
     sceneRadius_->setValue(r->defaultValue);
     sceneRadius_->setSuffix(" m");
-    sceneRadius_->setToolTip("Particle radius r (resolution): halving r gives 8x the particles");
+    sceneRadius_->setKeyboardTracking(false);
+    sceneRadius_->setToolTip("Particle radius r (resolution): halving r gives 8x the particles. "
+                             "Editing it reloads the scene at that r.");
     form->addRow("Particle radius", sceneRadius_);
-    auto* load = new QPushButton("Load scene", w);
-    load->setObjectName("sceneLoad");
-    connect(load, &QPushButton::clicked, this,
-            [this] { loadScene(sceneCombo_->currentText().toStdString()); });
+    connect(sceneRadius_, &QDoubleSpinBox::valueChanged, this, [this](double) {
+        preset_ = ResolutionPreset::Custom;
+        const QSignalBlocker b(presetCombo_);
+        presetCombo_->setCurrentIndex(int(ResolutionPreset::Custom));
+        if (!currentScene_.empty())
+            loadScene(currentScene_);
+    });
+    sceneInfo_ = new QLabel(w);
+    sceneInfo_->setObjectName("sceneInfo");
+    sceneInfo_->setWordWrap(true);
+    form->addRow(sceneInfo_);
     auto* reset = new QPushButton("Reset", w);
+    reset->setToolTip("Restart the scene from its initial state (R)");
     connect(reset, &QPushButton::clicked, actReset_, &QAction::trigger);
     auto* open = new QPushButton("Open JSON...", w);
-    connect(open, &QPushButton::clicked, this, &MainWindow::openSceneFile);
+    connect(open, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, "Open scene", sceneFolder(), "Scene (*.json)");
+        if (!path.isEmpty())
+            openSceneFile(path);
+    });
+    auto* defaults = new QPushButton("Restore defaults", w);
+    defaults->setObjectName("restoreDefaults");
+    defaults->setToolTip("Forget saved parameter values and reload the scene with its own");
+    connect(defaults, &QPushButton::clicked, this, &MainWindow::restoreDefaults);
     auto* row = new QHBoxLayout;
-    row->addWidget(load);
     row->addWidget(reset);
+    row->addWidget(open);
     form->addRow(row);
-    form->addRow(open);
-    return w;
-}
-
-QWidget* MainWindow::buildBodiesDock() {
-    auto* w = new QWidget(this);
-    auto* layout = new QVBoxLayout(w);
-    bodiesList_ = new QListWidget(w);
-    bodiesList_->setObjectName("bodiesList");
-    layout->addWidget(bodiesList_);
-    const bool hasBodyParameters = std::any_of(parameterTable().begin(), parameterTable().end(),
-                                               [](const auto& p) { return p.group == "Bodies"; });
-    if (hasBodyParameters) { // the "Bodies" group of the parameter table, when the core adds one
-        auto* panel = new ParameterPanel("Bodies", w);
-        panels_["Bodies"] = panel;
-        connect(panel, &ParameterPanel::parameterEdited, this, &MainWindow::onParameterEdited);
-        layout->addWidget(panel);
-    }
-    // New bodies: built-in shapes of the core (Simulation::addBody), above the fluid under the
-    // last cursor position in the viewport.
-    auto* form = new QFormLayout;
-    bodySize_ = new QDoubleSpinBox(w);
-    bodySize_->setObjectName("bodySize");
-    bodySize_->setRange(0.0, 2.0);
-    bodySize_->setDecimals(3);
-    bodySize_->setSingleStep(0.01);
-    bodySize_->setSuffix(" m");
-    bodySize_->setSpecialValueText("auto");
-    bodySize_->setToolTip("Edge / diameter of new bodies (auto: 12 % of the container, at least 8 r)");
-    form->addRow("Size", bodySize_);
-    bodyDensity_ = new QDoubleSpinBox(w);
-    bodyDensity_->setObjectName("bodyDensity");
-    bodyDensity_->setRange(1.0, 20000.0);
-    bodyDensity_->setValue(500.0);
-    bodyDensity_->setSuffix(" kg/m3");
-    bodyDensity_->setToolTip("Density of new bodies (water: 1000; lighter bodies float)");
-    form->addRow("Density", bodyDensity_);
-    layout->addLayout(form);
-    auto* grid = new QGridLayout;
-    const char* shapes[] = {"box", "sphere", "cylinder", "armadillo"};
-    for (int i = 0; i < 4; ++i) {
-        auto* b = new QPushButton(QString("Add %1").arg(shapes[i]), w);
-        b->setObjectName(QString("add-%1").arg(shapes[i]));
-        b->setToolTip("Adds the body above the fluid under the last cursor position in the viewport");
-        const std::string shape = shapes[i];
-        connect(b, &QPushButton::clicked, this, [this, shape] { addBody(shape); });
-        addBodyButtons_.push_back(b);
-        grid->addWidget(b, i / 2, i % 2);
-    }
-    deleteBodyButton_ = new QPushButton("Delete selected", w);
-    deleteBodyButton_->setObjectName("deleteBody");
-    connect(deleteBodyButton_, &QPushButton::clicked, this, &MainWindow::deleteSelectedBody);
-    grid->addWidget(deleteBodyButton_, 2, 0, 1, 2);
-    layout->addLayout(grid);
-    layout->addWidget(new QLabel("Drag bodies with the \"Drag body\" tool.", w));
-    return w;
-}
-
-void MainWindow::addBody(const std::string& shape) {
-    const auto frame = worker_->latestFrame();
-    if (!frame || !frame->snapshot)
-        return;
-    if (!frame->bodiesSupported) {
-        showProblem("adding bodies needs the core Simulation (this model has none)");
-        return;
-    }
-    const Aabb& d = frame->snapshot->domain;
-    const float r = float(frame->parameters.get("particleRadius"));
-    float size = float(bodySize_->value());
-    if (size <= 0.0f) {
-        const float extent = d.empty() ? 0.5f : (d.max - d.min).minCoeff();
-        size = std::max(0.12f * extent, 8.0f * r); // the core needs bodies thicker than 4 r
-    }
-    WorkerCommand c;
-    c.type = WorkerCommand::Type::AddBody;
-    c.text = shape;
-    c.a = viewport_->spawnPoint(size);
-    c.value = size;
-    c.value2 = bodyDensity_->value();
-    worker_->post(c);
-}
-
-void MainWindow::deleteSelectedBody() {
-    const QListWidgetItem* item = bodiesList_->currentItem();
-    if (!item) {
-        statusBar()->showMessage("Select a body in the list first", 3000);
-        return;
-    }
-    WorkerCommand c;
-    c.type = WorkerCommand::Type::RemoveBody;
-    c.id = item->data(Qt::UserRole).toInt();
-    worker_->post(c);
-}
-
-QWidget* MainWindow::buildRecordDock() {
-    auto* w = new QWidget(this);
-    auto* form = new QFormLayout(w);
-    recordFolder_ = new QLineEdit(QDir::home().filePath("octofluid-frames"), w);
-    recordFolder_->setObjectName("recordFolder");
-    auto* browse = new QPushButton("...", w);
-    browse->setMaximumWidth(32);
-    connect(browse, &QPushButton::clicked, this, [this] {
-        const QString dir =
-            QFileDialog::getExistingDirectory(this, "Recording folder", recordFolder_->text());
-        if (!dir.isEmpty())
-            recordFolder_->setText(dir);
-    });
-    auto* folderRow = new QHBoxLayout;
-    folderRow->addWidget(recordFolder_);
-    folderRow->addWidget(browse);
-    form->addRow("Folder", folderRow);
-    recordWidth_ = new QSpinBox(w);
-    recordHeight_ = new QSpinBox(w);
-    recordWidth_->setRange(16, 8192);
-    recordHeight_->setRange(16, 8192);
-    recordWidth_->setValue(1280);
-    recordHeight_->setValue(720);
-    auto* sizeRow = new QHBoxLayout;
-    sizeRow->addWidget(recordWidth_);
-    sizeRow->addWidget(new QLabel("x", w));
-    sizeRow->addWidget(recordHeight_);
-    form->addRow("Size (px)", sizeRow);
-    recordFrames_ = new QSpinBox(w);
-    recordFrames_->setRange(0, 1000000);
-    recordFrames_->setSpecialValueText("until stopped");
-    form->addRow("Frames", recordFrames_);
-    recordParticles_ = new QCheckBox("Particles (PLY) per frame", w);
-    recordMesh_ = new QCheckBox("Surface mesh (OBJ) per frame", w);
-    form->addRow(recordParticles_);
-    form->addRow(recordMesh_);
-    recordButton_ = new QPushButton("Start recording", w);
-    recordButton_->setObjectName("recordButton");
-    connect(recordButton_, &QPushButton::clicked, this, [this] {
-        if (recorder_->isRecording()) {
-            stopRecording();
-            return;
-        }
-        QString error;
-        if (!startRecording(recordFolder_->text(), QSize(recordWidth_->value(), recordHeight_->value()),
-                            recordFrames_->value(), &error))
-            showProblem(error);
-    });
-    form->addRow(recordButton_);
-    recordProgress_ = new QProgressBar(w);
-    recordProgress_->setVisible(false);
-    form->addRow(recordProgress_);
-    recordStatus_ = new QLabel("Not recording", w);
-    form->addRow(recordStatus_);
+    form->addRow(defaults);
     return w;
 }
 
@@ -486,6 +515,7 @@ void MainWindow::buildStatusBar() {
     problemLabel_->setObjectName("problemLabel");
     problemLabel_->setStyleSheet("color: #ff6060; font-weight: bold;");
     problemReset_ = new QPushButton("Reset", this);
+    problemReset_->setObjectName("problemReset");
     problemReset_->setVisible(false);
     connect(problemReset_, &QPushButton::clicked, actReset_, &QAction::trigger);
     statusBar()->addWidget(problemLabel_, 1);
@@ -511,38 +541,124 @@ void MainWindow::syncViewActions() {
                                                 {actSurfaceOverlay_, s.highlightSurface},
                                                 {actMeshOverlay_, s.showMesh},
                                                 {actBoundaryOverlay_, s.showBoundary},
-                                                {actOctreeOverlay_, s.showOctree()}};
+                                                {actOctreeOverlay_, s.showOctree()},
+                                                {actDiagnostic_, s.shading == render::Shading::Diagnostic}};
     for (auto [a, on] : states) {
         const QSignalBlocker b(a);
         a->setChecked(on);
     }
 }
 
-void MainWindow::loadScene(const std::string& scene) {
-    std::vector<std::string> overrides = options_.overrides;
-    const ParameterInfo* r = findParameter("particleRadius");
-    if (sceneRadius_ && sceneRadius_->value() != r->defaultValue)
-        overrides.push_back("particleRadius=" + std::to_string(sceneRadius_->value()));
-    panelsScene_.clear();
-    worker_->loadScene(scene, overrides);
-    if (options_.persistSettings) {
-        // User-edited parameters of the last session, applied on top of the scene's own.
-        QSettings s;
-        s.beginGroup("parameters");
-        for (const QString& key : s.childKeys())
-            worker_->setParameter(key.toStdString(), s.value(key).toDouble());
+void MainWindow::setPreset(ResolutionPreset preset) {
+    preset_ = preset;
+    {
+        const QSignalBlocker b(presetCombo_);
+        presetCombo_->setCurrentIndex(int(preset));
     }
-    const int index = sceneCombo_ ? sceneCombo_->findText(QString::fromStdString(scene)) : -1;
+    if (options_.persistSettings && preset != ResolutionPreset::Custom)
+        QSettings().setValue("scene/preset", int(preset));
+    if (preset != ResolutionPreset::Custom && !currentScene_.empty())
+        loadScene(currentScene_);
+}
+
+void MainWindow::loadScene(const std::string& scene) {
+    // Read the description here first: a missing or malformed scene keeps the running one.
+    double radius = 0.0;
+    bool known = true;
+    try {
+        const SceneDescription d = describeScene(scene);
+        radius = preset_ == ResolutionPreset::Custom && scene == currentScene_ ? sceneRadius_->value()
+                                                                               : presetRadius(preset_, d);
+    } catch (const std::exception& e) {
+        // Not a library scene nor a file: a name only the factory knows (tests), or an error.
+        known = false;
+        if (isSceneFile(scene) || options_.factory == nullptr || scene.find('/') != std::string::npos) {
+            showProblem(QString("Could not load %1: %2%3")
+                            .arg(QString::fromStdString(scene), e.what(),
+                                 currentScene_.empty() ? QString()
+                                                       : " (still running " + QString::fromStdString(currentScene_) + ")"));
+            return;
+        }
+    }
+    if (preset_ == ResolutionPreset::Custom && scene != currentScene_) {
+        // A typed radius belongs to the scene it was typed for; another scene uses its file's.
+        preset_ = ResolutionPreset::Paper;
+        const QSignalBlocker b(presetCombo_);
+        presetCombo_->setCurrentIndex(int(preset_));
+    }
+    std::vector<std::string> overrides;
+    if (known && radius > 0.0)
+        overrides.push_back("particleRadius=" + std::to_string(radius));
+    for (const auto& o : options_.overrides) // the command line / the caller wins over presets
+        overrides.push_back(o);
+    requestedRadius_ = radius;
+    postLoad(scene, overrides);
+    if (options_.persistSettings && known) {
+        QSettings().setValue("scene/last", QString::fromStdString(scene));
+        if (preset_ != ResolutionPreset::Custom)
+            QSettings().setValue("scene/preset", int(preset_));
+    }
+    const QString key = QString::fromStdString(scene);
+    int index = sceneCombo_->findData(key);
+    if (index < 0 && isSceneFile(scene)) {
+        sceneCombo_->addItem(QFileInfo(key).completeBaseName() + " (file)", key);
+        index = sceneCombo_->count() - 1;
+    }
     if (index >= 0) {
         const QSignalBlocker b(sceneCombo_);
         sceneCombo_->setCurrentIndex(index);
     }
 }
 
-void MainWindow::openSceneFile() {
-    const QString path = QFileDialog::getOpenFileName(this, "Open scene", QString(), "Scene (*.json)");
-    if (!path.isEmpty())
-        loadScene(path.toStdString());
+void MainWindow::postLoad(const std::string& scene, const std::vector<std::string>& overrides) {
+    requestedScene_ = scene;
+    worker_->loadScene(scene, overrides);
+    for (const auto& o : overrides)
+        if (o.rfind("particleRadius=", 0) == 0)
+            requestedRadius_ = std::stod(o.substr(15));
+    if (options_.persistSettings)
+        applySavedParameters(requestedRadius_);
+}
+
+void MainWindow::applySavedParameters(double radius) {
+    // Values the user edited in earlier sessions. Lengths (leaf edge L ...) only make sense at
+    // the resolution they were chosen for, so they are kept per radius and applied only there.
+    QSettings s;
+    QStringList applied;
+    for (const ParameterInfo& p : parameterTable()) {
+        if (p.name == "particleRadius")
+            continue; // the resolution comes from the preset
+        const QString key = dependsOnResolution(p) ? "parameters/" + radiusKey(radius) + "/" + QString::fromStdString(p.name)
+                                                   : "parameters/" + QString::fromStdString(p.name);
+        if (!s.contains(key))
+            continue;
+        worker_->setParameter(p.name, s.value(key).toDouble());
+        applied << QString::fromStdString(p.label);
+    }
+    if (!applied.isEmpty())
+        showNotice(QString("Applied saved values of %1 (Scene \u25B8 Restore defaults forgets them)")
+                       .arg(applied.join(", ")),
+                   8000);
+}
+
+void MainWindow::openSceneFile(const QString& path) {
+    // A file the user picked: its own resolution wins (as in the CLI) until they change r.
+    preset_ = ResolutionPreset::Paper;
+    {
+        const QSignalBlocker b(presetCombo_);
+        presetCombo_->setCurrentIndex(int(preset_));
+    }
+    loadScene(path.toStdString());
+}
+
+void MainWindow::restoreDefaults() {
+    if (options_.persistSettings) {
+        QSettings s;
+        s.remove("parameters");
+    }
+    showNotice("Restored default parameters: the scene reloads with its own values", 5000);
+    if (!currentScene_.empty())
+        loadScene(currentScene_);
 }
 
 void MainWindow::exportCurrent(bool mesh) {
@@ -557,10 +673,18 @@ void MainWindow::exportCurrent(bool mesh) {
 }
 
 void MainWindow::onParameterEdited(const QString& name, double value) {
-    worker_->setParameter(name.toStdString(), value);
-    if (options_.persistSettings)
-        QSettings().setValue("parameters/" + name, value);
     const ParameterInfo* info = findParameter(name.toStdString());
+    if (name == "particleRadius") {
+        // The resolution: same as the Scene dock's radius field (reloads the scene at that r).
+        sceneRadius_->setValue(value);
+        return;
+    }
+    worker_->setParameter(name.toStdString(), value);
+    shownParameters_[name.toStdString()] = value;
+    if (options_.persistSettings && info) // lengths under the radius the scene was loaded with
+        QSettings().setValue(dependsOnResolution(*info) ? "parameters/" + radiusKey(requestedRadius_) + "/" + name
+                                                        : "parameters/" + name,
+                             value);
     if (info && info->needsReset)
         statusBar()->showMessage(QString::fromStdString(info->label) + ": applies after reset", 4000);
     if (name == "leafSize" && value > 0.0) {
@@ -569,11 +693,24 @@ void MainWindow::onParameterEdited(const QString& name, double value) {
         const double r =
             frame ? frame->parameters.get("particleRadius") : findParameter("particleRadius")->defaultValue;
         if (value > 2.0 * r / std::sqrt(3.0))
-            statusBar()->showMessage(
-                QString("Leaf edge L = %1 m > 2r/sqrt(3) = %2 m: thin sheets may show holes")
-                    .arg(value)
-                    .arg(2.0 * r / std::sqrt(3.0)),
-                8000);
+            showNotice(QString("Leaf edge L = %1 m > 2r/sqrt(3) = %2 m: thin sheets may show holes")
+                           .arg(value)
+                           .arg(2.0 * r / std::sqrt(3.0)),
+                       8000);
+    }
+}
+
+void MainWindow::syncParameterWidgets(const PublishedFrame& frame) {
+    // Whatever the model runs with is what the docks show (scene values, presets, clamps).
+    if (frame.parameters.values() == shownParameters_)
+        return;
+    shownParameters_ = frame.parameters.values();
+    for (auto& [group, panel] : panels_)
+        panel->setValues(frame.parameters);
+    const double r = frame.parameters.get("particleRadius");
+    if (std::abs(sceneRadius_->value() - r) > 1e-9 && !sceneRadius_->hasFocus()) {
+        const QSignalBlocker b(sceneRadius_);
+        sceneRadius_->setValue(r);
     }
 }
 
@@ -608,14 +745,21 @@ void MainWindow::present(const PublishedFramePtr& frame) {
     if (!frame->snapshot)
         return;
     const FrameSnapshot& f = *frame->snapshot;
-    if (panelsScene_ != frame->scene) {
-        // First frame of a new scene: show its parameters in the docks.
-        panelsScene_ = frame->scene;
-        for (auto& [group, panel] : panels_)
-            panel->setValues(frame->parameters);
-        const QSignalBlocker b(sceneRadius_);
-        sceneRadius_->setValue(frame->parameters.get("particleRadius"));
+    if (currentScene_ != frame->scene) {
+        currentScene_ = frame->scene;
+        bodiesDock_->adaptToScene(f.domain);
+        const QString key = QString::fromStdString(frame->scene);
+        const int index = sceneCombo_->findData(key);
+        if (index >= 0) {
+            const QSignalBlocker b(sceneCombo_);
+            sceneCombo_->setCurrentIndex(index);
+        }
     }
+    syncParameterWidgets(*frame);
+    sceneInfo_->setText(QString("%1: %2 fluid particles at r = %3 m")
+                            .arg(QString::fromStdString(std::filesystem::path(frame->scene).stem().string()))
+                            .arg(f.positions.size())
+                            .arg(frame->parameters.get("particleRadius"), 0, 'g', 4));
     {
         const QSignalBlocker b(actPlay_);
         actPlay_->setChecked(frame->playing);
@@ -633,47 +777,34 @@ void MainWindow::present(const PublishedFramePtr& frame) {
                               .arg(f.bodies.size()));
     timeLabel_->setText(QString("t = %1 s").arg(f.time, 0, 'f', 3));
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    if (now - lastStatsMs_ > 150 ||
-        !frame->playing) { // a table refresh per frame would cost more than the paint
+    if (now - lastStatsMs_ > 150 || !frame->playing) { // a table refresh per frame would cost more than the paint
         statsPanel_->update(f, frame->stepsPerSecond, frame->lastStepMs, frame->realTimeFactor);
         lastStatsMs_ = now;
     }
-    QString bodyIds; // rebuild the list only when the set of bodies changed (keeps the selection)
-    for (const auto& b : f.bodies)
-        bodyIds += QString::number(b.id) + ',';
-    if (bodyIds != shownBodyIds_) {
-        shownBodyIds_ = bodyIds;
-        const int selected =
-            bodiesList_->currentItem() ? bodiesList_->currentItem()->data(Qt::UserRole).toInt() : -1;
-        bodiesList_->clear();
-        for (const auto& b : f.bodies) {
-            auto* item = new QListWidgetItem(QString("#%1 %2  (%3 kg/m3%4)")
-                                                 .arg(b.id)
-                                                 .arg(QString::fromStdString(b.name))
-                                                 .arg(b.density)
-                                                 .arg(b.kinematic ? ", kinematic" : ""),
-                                             bodiesList_);
-            item->setData(Qt::UserRole, b.id);
-            if (b.id == selected)
-                bodiesList_->setCurrentItem(item);
-        }
-    }
-    for (QPushButton* b : addBodyButtons_)
-        b->setEnabled(frame->bodiesSupported);
-    deleteBodyButton_->setEnabled(frame->bodiesSupported && !f.bodies.empty());
+    bodiesDock_->showFrame(*frame);
     if (!f.status.empty() && lastProblem_.isEmpty())
-        showProblem(QString::fromStdString(f.status));
+        showProblem(QString::fromStdString(f.status), true);
     if (recorder_->isRecording())
-        recordFrame();
+        recordingDock_->recordFrame();
     emit framePresented(frame->serial);
 }
 
-void MainWindow::showProblem(const QString& message) {
+void MainWindow::showProblem(const QString& message, bool offerReset) {
     lastProblem_ = message;
     problemLabel_->setText(message);
     problemLabel_->setToolTip(message);
-    problemReset_->setVisible(true);
+    problemReset_->setVisible(offerReset); // only a broken simulation is fixed by a reset
     qWarning("octofluid: %s", qPrintable(message));
+}
+
+void MainWindow::showNotice(const QString& message, int ms) {
+    lastNotice_ = message;
+    statusBar()->showMessage(message, ms);
+    emit noticeShown(message);
+}
+
+bool MainWindow::resetOffered() const {
+    return !problemReset_->isHidden();
 }
 
 void MainWindow::clearProblem() {
@@ -683,78 +814,15 @@ void MainWindow::clearProblem() {
 }
 
 bool MainWindow::startRecording(const QString& folder, const QSize& size, int frames, QString* error) {
-    QString message;
-    if (!recorder_->start(folder, size, frames, &message)) {
-        if (error)
-            *error = message;
-        showProblem(message);
-        return false;
-    }
-    if (options_.persistSettings)
-        QSettings().setValue("record/folder", folder);
-    recordFolder_->setText(folder);
-    recordButton_->setText("Stop recording");
-    recordProgress_->setVisible(frames > 0);
-    recordProgress_->setRange(0, std::max(frames, 1));
-    recordProgress_->setValue(0);
-    recordStatus_->setText("Recording to " + folder);
-    return true;
+    return recordingDock_->start(folder, size, frames, error);
 }
 
 void MainWindow::stopRecording() {
-    const int written = recorder_->framesWritten();
-    const bool was = recorder_->isRecording() || written > 0;
-    recorder_->stop();
-    recordButton_->setText("Start recording");
-    recordProgress_->setVisible(false);
-    if (was)
-        finishRecording(recorder_->framesWritten());
+    recordingDock_->stop();
 }
 
-void MainWindow::recordFrame() {
-    const int index = recorder_->framesSubmitted();
-    const QImage image = viewport_->renderToImage(recorder_->frameSize());
-    if (!recorder_->submit(image)) {
-        if (recorder_->maxFrames() > 0 && recorder_->framesSubmitted() >= recorder_->maxFrames())
-            stopRecording();
-        return;
-    }
-    const QString base =
-        QDir(recorder_->folder()).filePath(QString("%1_%2").arg("%1").arg(index, 6, 10, QChar('0')));
-    if (recordParticles_->isChecked()) {
-        WorkerCommand c;
-        c.type = WorkerCommand::Type::ExportParticles;
-        c.text = base.arg("particles").toStdString() + ".ply";
-        worker_->post(c);
-    }
-    if (recordMesh_->isChecked()) {
-        WorkerCommand c;
-        c.type = WorkerCommand::Type::ExportMesh;
-        c.text = base.arg("mesh").toStdString() + ".obj";
-        worker_->post(c);
-    }
-}
-
-void MainWindow::finishRecording(int frames) {
-    recordStatus_->setText(QString("Recorded %1 frames to %2").arg(frames).arg(recorder_->folder()));
-    const QString ffmpeg = QStandardPaths::findExecutable("ffmpeg");
-    if (ffmpeg.isEmpty() || frames < 2 || capturing_ || !isVisible() ||
-        qEnvironmentVariableIsSet("OCTO_NO_DIALOGS"))
-        return;
-    if (QMessageBox::question(this, "Encode video",
-                              QString("Encode the %1 frames into an MP4 with ffmpeg?").arg(frames)) !=
-        QMessageBox::Yes)
-        return;
-    const QString out = QDir(recorder_->folder()).filePath("octofluid.mp4");
-    auto* process = new QProcess(this);
-    connect(process, &QProcess::finished, this, [this, process, out](int code) {
-        statusBar()->showMessage(
-            code == 0 ? "Wrote " + out : "ffmpeg failed: " + process->readAllStandardError(), 8000);
-        process->deleteLater();
-    });
-    process->start(ffmpeg,
-                   {"-y", "-framerate", "30", "-i", QDir(recorder_->folder()).filePath("frame_%06d.png"),
-                    "-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", out});
+QString MainWindow::recordingStatus() const {
+    return recordingDock_->statusText();
 }
 
 void MainWindow::startCapture(const QString& file, int frames, double frameSeconds, QSize size,
@@ -799,6 +867,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
         for (auto [key, field] : overlayFields())
             s.setValue(key, r.*field);
         s.setValue("colorMode", int(r.colorMode));
+        s.setValue("shading", int(r.shading));
         s.endGroup();
     }
     recorder_->stop();

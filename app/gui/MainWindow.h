@@ -1,6 +1,7 @@
 #pragma once
 // The application window: viewport in the centre, docks generated from the parameter table,
-// overlays, statistics, scene choice, bodies, recording; menus, toolbar and status bar.
+// overlays, statistics, scene choice with resolution presets, bodies (BodiesDock), recording
+// (RecordingDock); menus, toolbar, status bar and the scripted capture.
 // Talks to the SimulationWorker only through commands and polls its published frames.
 #include "FrameRecorder.h"
 #include "SimulationWorker.h"
@@ -27,10 +28,20 @@ class OverlayPanel;
 class ParameterPanel;
 class StatsPanel;
 
+/// Resolution of built-in scenes and scene files (Scene dock). The CLI always uses the file's.
+enum class ResolutionPreset {
+    Interactive = 0, ///< at most ~9 k particles: live on 2 cores
+    Paper,           ///< the scene file's own particle radius
+    High,            ///< twice the file's particle count
+    Custom           ///< the radius the user typed (for the scene it was typed for)
+};
+
 struct MainWindowOptions {
     ModelFactory factory;               ///< empty: defaultModelFactory()
     std::string scene = "dam-break";    ///< loaded at start (empty: none)
-    std::vector<std::string> overrides; ///< name=value on top of the scene's parameters
+    bool restoreLastScene = false;      ///< with persistSettings: the last session's scene and preset
+    ResolutionPreset preset = ResolutionPreset::Interactive;
+    std::vector<std::string> overrides; ///< name=value on top of the scene's parameters (win over presets)
     bool autoPlay = true;
     bool persistSettings = true; ///< read/write QSettings (off for tests and captures)
     int pollIntervalMs = 16;
@@ -53,6 +64,23 @@ public:
     void setContinuousRepaint(bool on) { continuousRepaint_ = on; }
     /// Last problem shown in the status bar (blow-up, scene error, recording failure).
     QString lastProblem() const { return lastProblem_; }
+    /// Last notice (a value clamped or refused, saved settings applied ...).
+    QString lastNotice() const { return lastNotice_; }
+    /// True when the status bar offers "Reset" (only after a blow-up, never for other problems).
+    bool resetOffered() const;
+    /// Loads a built-in scene name or a .json path with the current resolution preset; a scene
+    /// that cannot be read keeps the running one and shows why.
+    void loadScene(const std::string& scene);
+    /// Scene file chosen by the user (File > Open): its own resolution wins.
+    void openSceneFile(const QString& path);
+    void setPreset(ResolutionPreset preset);
+    ResolutionPreset preset() const { return preset_; }
+    /// Forgets saved parameters and reloads the scene with its own values.
+    void restoreDefaults();
+    class RecordingDock* recordingDock() const { return recordingDock_; }
+    class BodiesDock* bodiesDock() const { return bodiesDock_; }
+    /// Folder the open dialog starts in (the built-in scenes).
+    static QString sceneFolder();
 
     /// Scripted capture: run until `frames` frames of frameSeconds each have been simulated,
     /// save the viewport to `file` (at `size` if valid, else the viewport's size), then emit
@@ -64,9 +92,12 @@ public:
     /// Starts / stops recording with the Recording dock's settings (tests drive these too).
     bool startRecording(const QString& folder, const QSize& size, int frames, QString* error = nullptr);
     void stopRecording();
+    /// Text of the Recording dock's status line.
+    QString recordingStatus() const;
 
 signals:
     void captureFinished(int exitCode, const QString& message);
+    void noticeShown(const QString& message);
     void framePresented(qulonglong serial);
 
 protected:
@@ -74,59 +105,54 @@ protected:
 
 private:
     void buildActions();
+    void buildHelpMenu();
     void buildDocks();
     QWidget* buildSceneDock();
-    QWidget* buildBodiesDock();
-    QWidget* buildRecordDock();
     void buildStatusBar();
     void poll();
     void present(const PublishedFramePtr& frame);
-    void showProblem(const QString& message);
+    void showProblem(const QString& message, bool offerReset = false);
+    void showNotice(const QString& message, int ms = 10000);
     void clearProblem();
     void onParameterEdited(const QString& name, double value);
-    void loadScene(const std::string& scene);
-    void addBody(const std::string& shape);
-    void deleteSelectedBody();
-    void openSceneFile();
+    void postLoad(const std::string& scene, const std::vector<std::string>& overrides);
+    void applySavedParameters(double radius);
     void exportCurrent(bool mesh);
-    void recordFrame();
-    void finishRecording(int frames);
     void failCapture(const QString& message);
     void syncViewActions();
+    void syncParameterWidgets(const PublishedFrame& frame);
 
     MainWindowOptions options_;
     SimulationWorker* worker_ = nullptr;
     ViewportWidget* viewport_ = nullptr;
     FrameRecorder* recorder_ = nullptr;
+    class RecordingDock* recordingDock_ = nullptr;
+    class BodiesDock* bodiesDock_ = nullptr;
     std::map<QString, ParameterPanel*> panels_;
     OverlayPanel* overlayPanel_ = nullptr;
     StatsPanel* statsPanel_ = nullptr;
     QTimer* pollTimer_ = nullptr;
     uint64_t shownSerial_ = 0;
-    std::string panelsScene_; ///< scene whose parameters the panels show
+    std::map<std::string, double> shownParameters_; ///< what the docks show
+    std::string currentScene_;                      ///< scene of the frames on screen
+    std::string requestedScene_;                    ///< last scene asked for (may still be loading)
+    double requestedRadius_ = 0.0;                  ///< radius it was asked with (0: the file's)
+    ResolutionPreset preset_ = ResolutionPreset::Interactive;
     qint64 lastStatsMs_ = 0;
-    QString lastProblem_;
+    QString lastProblem_, lastNotice_;
     bool continuousRepaint_ = false;
 
     QAction *actPlay_ = nullptr, *actStep_ = nullptr, *actReset_ = nullptr;
     QAction *actSurfaceOverlay_ = nullptr, *actOctreeOverlay_ = nullptr, *actMeshOverlay_ = nullptr;
-    QAction *actParticlesOverlay_ = nullptr, *actBoundaryOverlay_ = nullptr;
+    QAction *actParticlesOverlay_ = nullptr, *actBoundaryOverlay_ = nullptr, *actDiagnostic_ = nullptr;
+    std::vector<QAction*> toolActions_;
     QLabel *fpsLabel_ = nullptr, *stepsLabel_ = nullptr, *countsLabel_ = nullptr, *timeLabel_ = nullptr;
     QLabel* problemLabel_ = nullptr;
     QPushButton* problemReset_ = nullptr;
     QComboBox* sceneCombo_ = nullptr;
+    QComboBox* presetCombo_ = nullptr;
     QDoubleSpinBox* sceneRadius_ = nullptr;
-    QListWidget* bodiesList_ = nullptr;
-    QString shownBodyIds_;
-    QDoubleSpinBox *bodySize_ = nullptr, *bodyDensity_ = nullptr;
-    std::vector<QPushButton*> addBodyButtons_;
-    QPushButton* deleteBodyButton_ = nullptr;
-    QLineEdit* recordFolder_ = nullptr;
-    QSpinBox *recordWidth_ = nullptr, *recordHeight_ = nullptr, *recordFrames_ = nullptr;
-    QCheckBox *recordParticles_ = nullptr, *recordMesh_ = nullptr;
-    QPushButton* recordButton_ = nullptr;
-    QProgressBar* recordProgress_ = nullptr;
-    QLabel* recordStatus_ = nullptr;
+    QLabel* sceneInfo_ = nullptr;
 
     // Scripted capture state.
     bool capturing_ = false;

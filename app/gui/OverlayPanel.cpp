@@ -18,6 +18,15 @@ OverlayPanel::OverlayPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     auto* form = new QFormLayout;
     layout->addLayout(form);
+    shading_ = new QComboBox(this);
+    shading_->setObjectName("overlay_shading");
+    shading_->addItems({"Water", "Diagnostic (flat)"});
+    shading_->setToolTip("Water: sky reflection, tinted transmission, floor. Diagnostic: flat-lit translucent mesh (D)");
+    form->addRow("Shading", shading_);
+    connect(shading_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        settings_.shading = render::Shading(i);
+        emit settingsChanged(settings_);
+    });
     colorMode_ = new QComboBox(this);
     colorMode_->setObjectName("overlay_colorMode");
     for (const auto& n : render::colorModeNames())
@@ -47,7 +56,8 @@ OverlayPanel::OverlayPanel(QWidget* parent) : QWidget(parent) {
     });
 
     addCheck("showParticles", "Fluid particles", &RenderSettings::showParticles);
-    addCheck("highlightSurface", "Highlight surface particles", &RenderSettings::highlightSurface);
+    addCheck("highlightSurface", "Surface particles (alone when fluid particles are off)",
+             &RenderSettings::highlightSurface);
     addCheck("showMesh", "Surface mesh", &RenderSettings::showMesh);
     addCheck("showBodies", "Rigid bodies", &RenderSettings::showBodies);
     addCheck("showBoundary", "Boundary particles", &RenderSettings::showBoundary);
@@ -55,6 +65,8 @@ OverlayPanel::OverlayPanel(QWidget* parent) : QWidget(parent) {
     addCheck("cutawayWalls", "Cut away front walls", &RenderSettings::cutawayWalls);
     addCheck("showGrid", "Floor grid", &RenderSettings::showGrid);
     addCheck("showBox", "Container box", &RenderSettings::showBox);
+    addCheck("showLegend", "Legend", &RenderSettings::showLegend);
+    addCheck("showBodyLabels", "Body labels", &RenderSettings::showBodyLabels);
 
     auto* octree = new QGroupBox("Octree nodes", this);
     auto* octreeLayout = new QFormLayout(octree);
@@ -73,6 +85,7 @@ OverlayPanel::OverlayPanel(QWidget* parent) : QWidget(parent) {
     maxDepth_->setRange(0, 31);
     octreeLayout->addRow("Min depth", minDepth_);
     octreeLayout->addRow("Max depth", maxDepth_);
+    addCheck("octreeDepthCue", "Depth cueing (far outlines fade)", &RenderSettings::octreeDepthCue, octreeLayout);
     connect(minDepth_, &QSpinBox::valueChanged, this, [this](int v) {
         settings_.octreeMinDepth = v;
         emit settingsChanged(settings_);
@@ -103,7 +116,9 @@ void OverlayPanel::refresh() {
         const QSignalBlocker b(check);
         check->setChecked(settings_.*field);
     }
-    const QSignalBlocker b1(colorMode_), b2(minDepth_), b3(maxDepth_), b4(particleScale_), b5(velocityMax_);
+    const QSignalBlocker b1(colorMode_), b2(minDepth_), b3(maxDepth_), b4(particleScale_), b5(velocityMax_),
+        b6(shading_);
+    shading_->setCurrentIndex(int(settings_.shading));
     colorMode_->setCurrentIndex(int(settings_.colorMode));
     minDepth_->setValue(settings_.octreeMinDepth);
     maxDepth_->setValue(settings_.octreeMaxDepth);

@@ -31,6 +31,7 @@ private:
     render::RenderSettings settings_;
     std::vector<std::pair<QCheckBox*, bool render::RenderSettings::*>> checks_;
     QComboBox* colorMode_ = nullptr;
+    QComboBox* shading_ = nullptr;
     QSpinBox* minDepth_ = nullptr;
     QSpinBox* maxDepth_ = nullptr;
     QDoubleSpinBox* particleScale_ = nullptr;

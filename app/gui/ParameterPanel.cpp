@@ -9,6 +9,7 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+#include <algorithm>
 #include <cmath>
 
 namespace octo::app {
@@ -20,6 +21,38 @@ using K = ParameterInfo::Kind;
 bool usesSlider(const ParameterInfo& p) {
     return p.kind == K::Real && p.name == "lambdaMin";
 }
+
+/// Spin boxes that take any number (the range check is ParameterPanel::checked, which reports
+/// it) but step only inside the parameter's range.
+constexpr double kWide = 1e9;
+class RangeDoubleSpin : public QDoubleSpinBox {
+public:
+    RangeDoubleSpin(double lo, double hi, QWidget* parent) : QDoubleSpinBox(parent), lo_(lo), hi_(hi) {
+        setRange(-kWide, kWide);
+    }
+    void stepBy(int steps) override { setValue(std::clamp(value() + steps * singleStep(), lo_, hi_)); }
+
+protected:
+    StepEnabled stepEnabled() const override {
+        return StepEnabled((value() > lo_ ? StepDownEnabled : StepNone) | (value() < hi_ ? StepUpEnabled : StepNone));
+    }
+
+private:
+    double lo_, hi_;
+};
+class RangeSpin : public QSpinBox {
+public:
+    RangeSpin(int lo, int hi, QWidget* parent) : QSpinBox(parent), lo_(lo), hi_(hi) { setRange(-int(kWide), int(kWide)); }
+    void stepBy(int steps) override { setValue(std::clamp(value() + steps * singleStep(), lo_, hi_)); }
+
+protected:
+    StepEnabled stepEnabled() const override {
+        return StepEnabled((value() > lo_ ? StepDownEnabled : StepNone) | (value() < hi_ ? StepUpEnabled : StepNone));
+    }
+
+private:
+    int lo_, hi_;
+};
 
 int decimalsFor(const ParameterInfo& p) {
     // Enough digits to show the smallest non-zero bound or default, e.g. dt min = 1e-7 s.
@@ -59,22 +92,20 @@ ParameterPanel::ParameterPanel(const QString& group, QWidget* parent) : QWidget(
             editors_[p.name] = slider;
             editor = box;
         } else if (p.kind == K::Real) {
-            auto* spin = new QDoubleSpinBox(this);
+            auto* spin = new RangeDoubleSpin(p.minValue, p.maxValue, this);
             spin->setDecimals(decimalsFor(p));
-            spin->setRange(p.minValue, p.maxValue);
             spin->setSingleStep((p.maxValue - p.minValue) / 100.0);
             spin->setKeyboardTracking(false); // emit on Enter / focus-out, not per keystroke
             if (!p.unit.empty() && p.unit != "1")
                 spin->setSuffix(" " + QString::fromStdString(p.unit));
             connect(spin, &QDoubleSpinBox::valueChanged, this,
-                    [this, name](double v) { emit parameterEdited(name, v); });
+                    [this, name, p, spin](double v) { emit parameterEdited(name, checked(p, v, spin)); });
             editor = spin;
         } else if (p.kind == K::Integer) {
-            auto* spin = new QSpinBox(this);
-            spin->setRange(int(p.minValue), int(p.maxValue));
+            auto* spin = new RangeSpin(int(p.minValue), int(p.maxValue), this);
             spin->setKeyboardTracking(false);
             connect(spin, &QSpinBox::valueChanged, this,
-                    [this, name](int v) { emit parameterEdited(name, v); });
+                    [this, name, p, spin](int v) { emit parameterEdited(name, checked(p, v, spin)); });
             editor = spin;
         } else if (p.kind == K::Boolean) {
             auto* check = new QCheckBox(this);
@@ -100,6 +131,25 @@ ParameterPanel::ParameterPanel(const QString& group, QWidget* parent) : QWidget(
         form->addRow(label, editor);
         showValue(p, p.defaultValue);
     }
+}
+
+double ParameterPanel::checked(const ParameterInfo& p, double typed, QWidget* editor) {
+    const double value = std::clamp(typed, p.minValue, p.maxValue);
+    if (value == typed)
+        return value;
+    // Show the value the solver gets, and say why it is not what was typed.
+    const QSignalBlocker block(editor);
+    if (auto* d = qobject_cast<QDoubleSpinBox*>(editor))
+        d->setValue(value);
+    else if (auto* i = qobject_cast<QSpinBox*>(editor))
+        i->setValue(int(value));
+    emit valueAdjusted(QString::fromStdString(p.name),
+                       QString("%1: %2 is outside %3; set to %4")
+                           .arg(QString::fromStdString(p.label))
+                           .arg(typed)
+                           .arg(QString::fromStdString(ParameterSet::rangeText(p)))
+                           .arg(value));
+    return value;
 }
 
 QWidget* ParameterPanel::editorFor(const std::string& name) const {
@@ -135,9 +185,12 @@ void ParameterPanel::showValue(const ParameterInfo& p, double value) {
 }
 
 void ParameterPanel::setValues(const ParameterSet& values) {
-    for (const ParameterInfo& p : parameterTable())
-        if (editors_.count(p.name))
+    for (const ParameterInfo& p : parameterTable()) {
+        auto it = editors_.find(p.name);
+        // A field being typed into keeps what the user typed.
+        if (it != editors_.end() && !it->second->hasFocus())
             showValue(p, values.get(p.name));
+    }
 }
 
 void ParameterPanel::editValue(const std::string& name, double value) {

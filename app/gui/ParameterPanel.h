@@ -2,6 +2,8 @@
 // A dock page generated from octo::parameterTable() for one group ("Solver", "Surface", ...):
 // Real → double spin box (λmin → slider 0–1), Integer → spin box, Boolean → check box,
 // Choice → combo box. Every widget is named "param_<name>" (tests and QSettings use it).
+// Number fields accept any typed number and say when it was clamped to the parameter's range
+// (valueAdjusted) instead of silently refusing or clamping it.
 #include "common/Parameters.h"
 
 #include <QWidget>
@@ -23,9 +25,13 @@ public:
 
 signals:
     void parameterEdited(const QString& name, double value);
+    /// A typed value was outside the table's range and was clamped: the message says both.
+    void valueAdjusted(const QString& name, const QString& message);
 
 private:
     void showValue(const ParameterInfo& info, double value);
+    /// Clamps a typed value to the parameter's range, reporting the change; returns the value.
+    double checked(const ParameterInfo& info, double typed, QWidget* editor);
     std::map<std::string, QWidget*> editors_;
 };
 

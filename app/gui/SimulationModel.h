@@ -34,6 +34,8 @@ public:
     virtual void beginDrag(int bodyId, const Vec3f& bodySpacePoint) {}
     virtual void setDragTarget(const Vec3f& worldPoint) {}
     virtual void endDrag() {}
+    /// Drag spring stiffness as its response time (s): shorter follows the cursor faster.
+    virtual void setDragResponseTime(double seconds) {}
     virtual bool supportsStir() const { return false; }
     virtual void stir(const Vec3f& rayOrigin, const Vec3f& rayDir, float radius, float strength) {}
     /// Re-runs the surface reconstruction on the current state (after a λmin / L edit while paused).

@@ -175,16 +175,19 @@ void SimulationWorker::loop() {
 void SimulationWorker::apply(const WorkerCommand& c) {
     using T = WorkerCommand::Type;
     if (c.type == T::LoadScene) {
-        playing_ = false;
-        model_.reset();
-        scene_ = c.text;
-        brokenReported_ = false;
+        // Build the new scene before dropping the old one: a failed load keeps the current scene.
+        std::unique_ptr<SimulationModel> next;
         try {
-            model_ = factory_(c.text, c.overrides); // throws with the scene's name on failure
+            next = factory_(c.text, c.overrides); // throws with the scene's name on failure
         } catch (const std::exception& e) {
-            lastLoadError_ = e.what();
+            if (!model_)
+                lastLoadError_ = e.what();
             throw;
         }
+        playing_ = false;
+        model_ = std::move(next);
+        scene_ = c.text;
+        brokenReported_ = false;
         lastLoadError_.clear();
         lastGoodStep_ = 0;
         lastStepNs_ = 0; // new rate window
@@ -245,7 +248,11 @@ void SimulationWorker::apply(const WorkerCommand& c) {
             break;
         }
         if (c.type == T::BeginDrag)
+        {
+            if (c.value > 0.0)
+                model_->setDragResponseTime(c.value); // the Bodies dock's drag stiffness
             model_->beginDrag(c.id, c.a);
+        }
         else if (c.type == T::DragTarget)
             model_->setDragTarget(c.a);
         else
@@ -259,7 +266,7 @@ void SimulationWorker::apply(const WorkerCommand& c) {
             dragWarned_ = true;
             break;
         }
-        model_->stir(c.a, c.b, float(c.value), 1.0f);
+        model_->stir(c.a, c.b, float(c.value), c.value2 > 0.0 ? float(c.value2) : 1.0f); // value2: strength
         break;
     case T::Reconstruct:
         model_->reconstructNow();

@@ -21,10 +21,10 @@ struct WorkerCommand {
         Pause,
         Step,         ///< one step, then pause
         RunUntilTime, ///< play until simulated time >= value, then pause and signal
-        BeginDrag,    ///< id = body, a = body-space grab point
+        BeginDrag,    ///< id = body, a = body-space grab point, value = spring response time (s, 0: keep)
         DragTarget,   ///< a = world target
         EndDrag,
-        Stir, ///< a = ray origin, b = ray direction, value = radius
+        Stir, ///< a = ray origin, b = ray direction, value = radius, value2 = strength
         Reconstruct,
         ExportParticles, ///< text = path
         ExportMesh,      ///< text = path

@@ -1,11 +1,16 @@
 #include "ViewportWidget.h"
 
+#include "render/Geometry.h"
+
 #include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
 #include <QOpenGLContext>
 #include <QOpenGLFramebufferObject>
 #include <QOpenGLFunctions>
 #include <QWheelEvent>
 #include <algorithm>
+#include <functional>
 
 namespace octo::app {
 
@@ -59,9 +64,14 @@ void ViewportWidget::paintGL() {
     camera_.setViewport(width(), height());
     if (glReady_) {
         const qreal dpr = devicePixelRatioF();
+        renderer_.setHighlightedBody(draggedBody());
         renderer_.render(camera_, settings_, int(width() * dpr), int(height() * dpr));
         if (qEnvironmentVariableIsSet("OCTO_GL_FINISH"))
             context()->functions()->glFinish(); // profiling only
+        if (!qEnvironmentVariableIsSet("OCTO_NO_OVERLAY")) { // profiling: the 2D marks cost ~a third of a paint
+            QPainter painter(this);
+            paintOverlay(painter, camera_, size());
+        }
     }
     lastPaintMs_ = double(paintClock.nsecsElapsed()) * 1e-6;
     ++fpsCount_;
@@ -79,9 +89,19 @@ void ViewportWidget::setFrame(PublishedFramePtr frame) {
     const float radius = float(frame_->parameters.get("particleRadius"));
     settings_.restDensity = float(frame_->parameters.get("restDensity"));
     renderer_.setFrame(frame_->snapshot, radius);
-    if (!cameraFramed_ && !frame_->snapshot->domain.empty()) {
-        resetCamera();
-        cameraFramed_ = true;
+    const Aabb& d = frame_->snapshot->domain;
+    if (!d.empty() && (d.min != framedDomain_.min || d.max != framedDomain_.max)) {
+        resetCamera(); // a new scene: small ones must not be a dot, big ones not a close-up
+        framedDomain_ = d;
+    }
+    if (stirring_) {
+        // Holding the button keeps pushing: the core applies a stir during one step, so a frame
+        // that covers several steps pushes as many times as hard (capped: a burst stays stable).
+        const uint64_t step = frame_->snapshot->step;
+        const float steps = step > stirStep_ ? float(std::min<uint64_t>(step - stirStep_, 8)) : 0.0f;
+        stirStep_ = step;
+        if (steps > 0.0f)
+            emitStir(steps);
     }
     update();
 }
@@ -120,10 +140,13 @@ QImage ViewportWidget::renderToImage(const QSize& size) {
         // other than the widget's); once the user moved the camera, the image shows their view.
         if (!cameraTouched_ && frame_ && frame_->snapshot && !frame_->snapshot->domain.empty())
             cam.fit(render::toGlm(frame_->snapshot->domain.min), render::toGlm(frame_->snapshot->domain.max));
+        renderer_.setHighlightedBody(draggedBody());
         renderer_.render(cam, settings_, size.width(), size.height());
         // flipped = true: GL rows start at the bottom, images at the top.
         image = fbo.toImage(true).convertToFormat(QImage::Format_RGB32);
         fbo.release();
+        QPainter painter(&image); // recordings show what the viewport shows, legend included
+        paintOverlay(painter, cam, size);
     }
     doneCurrent();
     return image;
@@ -170,13 +193,40 @@ void ViewportWidget::mousePressEvent(QMouseEvent* e) {
     const render::Ray ray = camera_.rayThroughPixel(float(e->position().x()), float(e->position().y()));
     if (tool_ == Tool::DragBody && frame_ && frame_->snapshot) {
         if (auto hit = dragger_.begin(*frame_->snapshot, ray, camera_.forward())) {
+            dragBodyPoint_ = hit->bodyPoint;
+            dragTarget_ = hit->worldPoint;
             emit dragStarted(hit->bodyId, render::toEigen(hit->bodyPoint));
             emit dragMoved(render::toEigen(hit->worldPoint));
         }
     } else if (tool_ == Tool::Stir) {
         stirring_ = true;
-        emit stirRequested(render::toEigen(ray.origin), render::toEigen(ray.dir));
+        stirPos_ = e->position();
+        stirStep_ = frame_ && frame_->snapshot ? frame_->snapshot->step : 0;
+        emitStir();
     }
+    update();
+}
+
+void ViewportWidget::emitStir(float scale) {
+    const render::Ray ray = camera_.rayThroughPixel(float(stirPos_.x()), float(stirPos_.y()));
+    emit stirRequested(render::toEigen(ray.origin), render::toEigen(ray.dir), stirRadius_, stirStrength_ * scale);
+}
+
+void ViewportWidget::setTool(Tool tool) {
+    tool_ = tool;
+    setCursor(tool == Tool::Orbit ? Qt::ArrowCursor : tool == Tool::DragBody ? Qt::OpenHandCursor : Qt::CrossCursor);
+    update();
+}
+
+void ViewportWidget::setStir(float radius, float strength) {
+    stirRadius_ = radius;
+    stirStrength_ = strength;
+    update();
+}
+
+void ViewportWidget::leaveEvent(QEvent*) {
+    hover_.reset();
+    update();
 }
 
 void ViewportWidget::mouseMoveEvent(QMouseEvent* e) {
@@ -186,12 +236,21 @@ void ViewportWidget::mouseMoveEvent(QMouseEvent* e) {
     hover_ = e->position();
     const render::Ray ray = camera_.rayThroughPixel(float(p.x()), float(p.y()));
     if (dragger_.active()) {
-        if (auto target = dragger_.move(ray))
+        if (auto target = dragger_.move(ray)) {
+            dragTarget_ = *target;
             emit dragMoved(render::toEigen(*target));
+        }
+        update();
         return;
     }
     if (stirring_) {
-        emit stirRequested(render::toEigen(ray.origin), render::toEigen(ray.dir));
+        stirPos_ = e->position();
+        emitStir();
+        update();
+        return;
+    }
+    if (tool_ == Tool::Stir && activeButton_ == Qt::NoButton) {
+        update(); // the cursor ring follows the mouse
         return;
     }
     if (activeButton_ == Qt::LeftButton && !(e->modifiers() & Qt::ShiftModifier))
@@ -211,12 +270,231 @@ void ViewportWidget::mouseReleaseEvent(QMouseEvent*) {
     }
     stirring_ = false;
     activeButton_ = Qt::NoButton;
+    update();
 }
 
 void ViewportWidget::wheelEvent(QWheelEvent* e) {
     camera_.zoom(float(e->angleDelta().y()) / 120.0f);
     cameraTouched_ = true;
     update();
+}
+
+namespace {
+QColor qcolor(const glm::vec3& c, int alpha = 255) {
+    return QColor::fromRgbF(std::clamp(c.r, 0.0f, 1.0f), std::clamp(c.g, 0.0f, 1.0f), std::clamp(c.b, 0.0f, 1.0f),
+                            alpha / 255.0f);
+}
+
+/// A translucent dark plate behind overlay text, so it reads on sky, water and floor alike.
+void plate(QPainter& p, const QRectF& r) {
+    p.setPen(Qt::NoPen);
+    p.setBrush(QColor(15, 18, 24, 170));
+    p.drawRoundedRect(r, 5, 5);
+}
+
+/// Screen position of a world point, none when it is behind the eye.
+std::optional<QPointF> toScreen(const render::OrbitCamera& cam, const glm::vec3& world) {
+    const glm::vec4 v = cam.view() * glm::vec4(world, 1.0f);
+    if (v.z > -1e-4f)
+        return std::nullopt;
+    const glm::vec2 p = cam.project(world);
+    return QPointF(p.x, p.y);
+}
+} // namespace
+
+void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& cam, QSize size) const {
+    painter.setRenderHint(QPainter::Antialiasing);
+    QFont font = painter.font();
+    font.setPixelSize(12);
+    painter.setFont(font);
+    const QFontMetrics fm(font);
+    const bool onScreen = size == this->size(); // cursor-bound marks only in the live view
+    const FrameSnapshot* f = frame_ ? frame_->snapshot.get() : nullptr;
+    const bool playing = frame_ && frame_->playing;
+
+    // Play state and tool, top left.
+    static const char* toolNames[] = {"Orbit", "Drag body", "Stir"};
+    const QString state = QString("%1   Tool: %2")
+                              .arg(playing ? QString::fromUtf8("\u25B6 Playing") : QString::fromUtf8("\u275A\u275A Paused"))
+                              .arg(toolNames[int(tool_)]);
+    QRectF badge(8, 8, fm.horizontalAdvance(state) + 16, fm.height() + 8);
+    plate(painter, badge);
+    painter.setPen(playing ? QColor(170, 240, 170) : QColor(255, 210, 120));
+    painter.drawText(badge, Qt::AlignCenter, state);
+
+    // Body labels: name and density, so 0.5 rho0 and 2 rho0 can be told apart.
+    if (f && settings_.showBodies && settings_.showBodyLabels) {
+        for (size_t i = 0; i < f->bodies.size(); ++i) {
+            const BodySnapshot& b = f->bodies[i];
+            const auto at = toScreen(cam, render::toGlm(b.translation));
+            if (!at)
+                continue;
+            const QString text = QString("#%1 %2  %3 kg/m\u00B3 (%4 \u03C10)%5")
+                                     .arg(b.id)
+                                     .arg(QString::fromStdString(b.name))
+                                     .arg(b.density, 0, 'f', 0)
+                                     .arg(b.density / std::max(settings_.restDensity, 1e-6f), 0, 'f', 2)
+                                     .arg(b.kinematic ? ", kinematic" : "");
+            QRectF r(at->x() + 10, at->y() - fm.height() - 6, fm.horizontalAdvance(text) + 24, fm.height() + 6);
+            plate(painter, r);
+            painter.setBrush(b.kinematic ? QColor(150, 150, 160) : qcolor(render::bodyColor(int(i))));
+            painter.drawEllipse(QRectF(r.left() + 6, r.center().y() - 5, 10, 10));
+            painter.setPen(b.id == draggedBody() ? QColor(255, 240, 150) : QColor(235, 238, 245));
+            painter.drawText(r.adjusted(20, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
+            painter.setPen(QPen(QColor(235, 238, 245, 160), 1));
+            painter.drawLine(*at, QPointF(r.left(), r.bottom()));
+        }
+    }
+
+    // Drag: rubber band from the grabbed point to the cursor target.
+    if (f && dragger_.active()) {
+        for (const BodySnapshot& b : f->bodies) {
+            if (b.id != dragger_.bodyId())
+                continue;
+            const Vec3f grab = b.rotation * render::toEigen(dragBodyPoint_) + b.translation;
+            const auto from = toScreen(cam, render::toGlm(grab)), to = toScreen(cam, dragTarget_);
+            if (from && to) {
+                painter.setPen(QPen(QColor(255, 225, 90), 2, Qt::DashLine));
+                painter.drawLine(*from, *to);
+                painter.setPen(QPen(QColor(255, 225, 90), 2));
+                painter.setBrush(Qt::NoBrush);
+                painter.drawEllipse(*to, 7, 7);
+                painter.setBrush(QColor(255, 225, 90));
+                painter.drawEllipse(*from, 3.5, 3.5);
+            }
+        }
+        if (const QString note = overlayNote(); !note.isEmpty()) {
+            QRectF r((size.width() - fm.horizontalAdvance(note)) / 2.0 - 10, 8, fm.horizontalAdvance(note) + 20,
+                     fm.height() + 10);
+            plate(painter, r);
+            painter.setPen(QColor(255, 200, 110));
+            painter.drawText(r, Qt::AlignCenter, note);
+        }
+    }
+
+    // Stir: the ring of fluid the cursor pushes, sized at the camera target's depth.
+    if (onScreen && tool_ == Tool::Stir && (stirring_ || hover_)) {
+        const QPointF c = stirring_ ? stirPos_ : *hover_;
+        const float pixels = stirRadius_ / (cam.distance * std::tan(0.5f * cam.fovYRad)) * 0.5f * float(size.height());
+        painter.setPen(QPen(QColor(255, 255, 255, 220), 1.5));
+        painter.setBrush(stirring_ ? QColor(120, 200, 255, 60) : QColor(0, 0, 0, 0));
+        painter.drawEllipse(c, pixels, pixels);
+        painter.drawEllipse(c, 2, 2);
+    }
+    if (settings_.showLegend)
+        paintLegend(painter, size);
+}
+
+QString ViewportWidget::overlayNote() const {
+    if (dragger_.active() && !(frame_ && frame_->playing))
+        return "Paused: the body follows the cursor once the simulation runs (Space)";
+    return {};
+}
+
+void ViewportWidget::paintLegend(QPainter& painter, QSize size) const {
+    const FrameSnapshot* f = frame_ ? frame_->snapshot.get() : nullptr;
+    if (!f)
+        return;
+    const QFontMetrics fm(painter.font());
+    // Each block: title plus either a gradient (from, to labels) or labelled swatches.
+    struct Block {
+        QString title;
+        std::function<glm::vec3(float)> ramp;
+        QString from, to;
+        std::vector<std::pair<QColor, QString>> swatches;
+    };
+    std::vector<Block> blocks;
+    const bool surfaceOnly = !settings_.showParticles && settings_.highlightSurface;
+    if (settings_.showParticles) {
+        switch (settings_.colorMode) {
+        case render::ColorMode::Uniform:
+            break;
+        case render::ColorMode::Velocity:
+            blocks.push_back({"Particle speed |v|", render::waterRamp, "0",
+                              QString("%1 m/s").arg(settings_.velocityMax, 0, 'g', 3), {}});
+            break;
+        case render::ColorMode::Density:
+            blocks.push_back({QString::fromUtf8("Density \u03C1 / \u03C10"), render::colorRamp, "0.95", "1.05", {}});
+            break;
+        case render::ColorMode::Lambda:
+            blocks.push_back(
+                {QString::fromUtf8("\u03BBmin of Marrone's L (surface < \u03BBmin)"), render::colorRamp, "0", "1", {}});
+            break;
+        case render::ColorMode::SurfaceFlag:
+            blocks.push_back({"Surface flag", {}, {}, {}, {{QColor::fromRgbF(0.95, 0.85, 0.3), "surface"},
+                                                          {QColor::fromRgbF(0.2, 0.35, 0.75), "inside"}}});
+            break;
+        }
+    }
+    if (settings_.highlightSurface)
+        blocks.push_back({surfaceOnly ? "Surface particles alone" : "Highlight",
+                          {},
+                          {},
+                          {},
+                          {{qcolor(render::surfaceHighlightColor()), "surface particle"}}});
+    if (settings_.showOctree() && !f->octreeNodes.empty()) {
+        const auto [lo, hi] = renderer_.octreeDepthRange();
+        Block b{"Octree depth (leaf edge)", {}, {}, {}, {}};
+        std::vector<float> edges(size_t(hi - lo + 1), 0.0f);
+        for (const OctreeNodeBox& n : f->octreeNodes)
+            if (n.depth >= lo && n.depth <= hi && edges[n.depth - lo] == 0.0f)
+                edges[n.depth - lo] = n.edge;
+        for (int d = lo; d <= hi; ++d) {
+            const bool shown = d >= settings_.octreeMinDepth && d <= settings_.octreeMaxDepth;
+            b.swatches.push_back({qcolor(render::octreeDepthColor(d, lo, hi), shown ? 255 : 70),
+                                  QString("%1  (%2 mm)%3").arg(d).arg(edges[d - lo] * 1000.0f, 0, 'g', 3)
+                                      .arg(shown ? "" : "  hidden")});
+        }
+        QStringList classes;
+        if (settings_.octreeSurface)
+            classes << "surface (bright)";
+        if (settings_.octreeInterior)
+            classes << "interior";
+        if (settings_.octreeExterior)
+            classes << "exterior (faint)";
+        b.swatches.push_back({QColor(0, 0, 0, 0), classes.join(", ")});
+        blocks.push_back(b);
+    }
+    if (blocks.empty())
+        return;
+    const int line = fm.height() + 3, barW = 170;
+    int height = 8, width = barW + 16;
+    for (const Block& b : blocks) {
+        height += line + (b.ramp ? 14 + line : int(b.swatches.size()) * line) + 6;
+        width = std::max(width, fm.horizontalAdvance(b.title) + 16);
+        for (const auto& [c, text] : b.swatches)
+            width = std::max(width, fm.horizontalAdvance(text) + 40);
+    }
+    QRectF panel(8, size.height() - height - 8, width, height);
+    plate(painter, panel);
+    qreal y = panel.top() + 6;
+    for (const Block& b : blocks) {
+        painter.setPen(QColor(235, 238, 245));
+        painter.drawText(QPointF(panel.left() + 8, y + fm.ascent()), b.title);
+        y += line;
+        if (b.ramp) {
+            QLinearGradient g(panel.left() + 8, 0, panel.left() + 8 + barW, 0);
+            for (int k = 0; k <= 8; ++k)
+                g.setColorAt(k / 8.0, qcolor(b.ramp(k / 8.0f)));
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(g);
+            painter.drawRect(QRectF(panel.left() + 8, y, barW, 12));
+            y += 14;
+            painter.setPen(QColor(210, 214, 222));
+            painter.drawText(QPointF(panel.left() + 8, y + fm.ascent()), b.from);
+            painter.drawText(QPointF(panel.left() + 8 + barW - fm.horizontalAdvance(b.to), y + fm.ascent()), b.to);
+            y += line;
+        }
+        for (const auto& [color, text] : b.swatches) {
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(color);
+            painter.drawRect(QRectF(panel.left() + 8, y + 2, 22, fm.height() - 4));
+            painter.setPen(QColor(220, 224, 232));
+            painter.drawText(QPointF(panel.left() + 36, y + fm.ascent()), text);
+            y += line;
+        }
+        y += 6;
+    }
 }
 
 } // namespace octo::app

@@ -1,6 +1,8 @@
 #pragma once
 // The central 3D view: draws the latest published frame with the SceneRenderer and turns
-// mouse input into camera moves or tool requests (drag a body, stir the fluid).
+// mouse input into camera moves or tool requests (drag a body, stir the fluid). On top of the
+// 3D image it paints what a user needs to read it: the colour legend, body labels, the current
+// tool and play state, the stir ring and the drag rubber band (also in recordings).
 #include "SimulationWorker.h"
 #include "render/Camera.h"
 #include "render/Picking.h"
@@ -21,7 +23,8 @@ public:
     explicit ViewportWidget(QWidget* parent = nullptr);
     ~ViewportWidget() override;
 
-    /// Shows a new frame (repaints). The first frame with a domain frames the camera.
+    /// Shows a new frame (repaints). A frame whose container differs from the last framed one
+    /// (a new scene) frames the camera.
     void setFrame(PublishedFramePtr frame);
     const PublishedFramePtr& frame() const { return frame_; }
 
@@ -32,8 +35,17 @@ public:
     render::OrbitCamera& camera() { return camera_; }
     void markCameraMoved() { cameraTouched_ = true; }
     void resetCamera();
-    void setTool(Tool tool) { tool_ = tool; }
+    void setTool(Tool tool);
     Tool tool() const { return tool_; }
+    /// Stir tool: radius (m) around the cursor ray and strength (core units: 20 m/s^2 each).
+    void setStir(float radius, float strength);
+    float stirRadius() const { return stirRadius_; }
+    float stirStrength() const { return stirStrength_; }
+    /// What the viewport tells the user about the tool right now ("" when nothing), e.g. that a
+    /// body dragged while paused moves once the simulation runs.
+    QString overlayNote() const;
+    /// Body being dragged (-1: none).
+    int draggedBody() const { return dragger_.active() ? dragger_.bodyId() : -1; }
 
     /// Renders the current frame off-screen at the given pixel size (recording, captures).
     QImage renderToImage(const QSize& size);
@@ -52,7 +64,8 @@ signals:
     void dragStarted(int bodyId, const octo::Vec3f& bodyPoint);
     void dragMoved(const octo::Vec3f& worldTarget);
     void dragEnded();
-    void stirRequested(const octo::Vec3f& rayOrigin, const octo::Vec3f& rayDir);
+    /// Stir along the ray (sent on press, on every move and on every new frame while held).
+    void stirRequested(const octo::Vec3f& rayOrigin, const octo::Vec3f& rayDir, float radius, float strength);
     void rendered();
     void glFailed(const QString& message);
 
@@ -64,9 +77,14 @@ protected:
     void mouseMoveEvent(QMouseEvent* e) override;
     void mouseReleaseEvent(QMouseEvent* e) override;
     void wheelEvent(QWheelEvent* e) override;
+    void leaveEvent(QEvent* e) override;
 
 private:
     void cleanupGL();
+    /// Legend, labels, tool/state badge, stir ring, rubber band; `cam` sized to `size` (logical px).
+    void paintOverlay(QPainter& painter, const render::OrbitCamera& cam, QSize size) const;
+    void paintLegend(QPainter& painter, QSize size) const;
+    void emitStir(float scale = 1.0f);
 
     render::SceneRenderer renderer_;
     render::OrbitCamera camera_;
@@ -74,7 +92,11 @@ private:
     render::BodyDragger dragger_;
     PublishedFramePtr frame_;
     Tool tool_ = Tool::Orbit;
-    bool cameraFramed_ = false;
+    Aabb framedDomain_; ///< container the camera was last framed on
+    float stirRadius_ = 0.1f, stirStrength_ = 15.0f;
+    QPointF stirPos_;
+    uint64_t stirStep_ = 0; ///< step of the last stir push
+    glm::vec3 dragBodyPoint_{0.0f}, dragTarget_{0.0f}; ///< grab point (body space), cursor target
     bool cameraTouched_ = false; ///< orbit/pan/zoom since the last resetCamera()
     bool glReady_ = false;
     QString glError_;

@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QSurfaceFormat>
 #include <QTimer>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -48,7 +49,11 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription(
         "PCISPH fluid with rigid bodies and adaptive-octree surface reconstruction.");
     parser.addHelpOption();
-    parser.addOption({"scene", "Built-in scene name or scene .json file.", "name", "dam-break"});
+    parser.addOption({"scene", "Built-in scene name or scene .json file (default: the last session's, else dam-break).",
+                      "name", "dam-break"});
+    parser.addOption({"preset",
+                      "Resolution: interactive (<= 9 k particles, default), paper (the scene file's r), high (2x paper).",
+                      "name", "interactive"});
     parser.addOption({"set", "Parameter override name=value (repeatable).", "name=value"});
     parser.addOption(
         {"overlay", "Comma list: particles, surface-particles, mesh, octree, boundary, ...", "list"});
@@ -68,6 +73,18 @@ int main(int argc, char** argv) {
 
     octo::app::MainWindowOptions options;
     options.scene = parser.value("scene").toStdString();
+    options.restoreLastScene = !parser.isSet("scene");
+    const QString preset = parser.value("preset");
+    if (preset == "interactive")
+        options.preset = octo::app::ResolutionPreset::Interactive;
+    else if (preset == "paper")
+        options.preset = octo::app::ResolutionPreset::Paper;
+    else if (preset == "high")
+        options.preset = octo::app::ResolutionPreset::High;
+    else {
+        std::fprintf(stderr, "octofluid: --preset expects interactive, paper or high, got '%s'\n", qPrintable(preset));
+        return 2;
+    }
     for (const QString& s : parser.values("set"))
         options.overrides.push_back(s.toStdString());
     const bool capture = parser.isSet("screenshot");
@@ -100,7 +117,7 @@ int main(int argc, char** argv) {
             std::fprintf(
                 stderr,
                 "octofluid: unknown overlay '%s' (known: particles, surface-particles, mesh, octree, "
-                "octree-surface, octree-interior, octree-exterior, bodies, boundary, grid)\n",
+                "octree-surface, octree-interior, octree-exterior, bodies, boundary, grid, diagnostic)\n",
                 unknown.front().c_str());
             return 2;
         }
@@ -113,21 +130,27 @@ int main(int argc, char** argv) {
         QElapsedTimer clock;
         clock.start();
         int paints = 0;
+        double paintMsSum = 0.0, paintMsMax = 0.0;
         uint64_t firstStep = 0;
         double firstTime = -1.0;
-        QObject::connect(window.viewport(), &octo::app::ViewportWidget::rendered, [&] { ++paints; });
+        QObject::connect(window.viewport(), &octo::app::ViewportWidget::rendered, [&] {
+            ++paints;
+            paintMsSum += window.viewport()->lastPaintMs();
+            paintMsMax = std::max(paintMsMax, window.viewport()->lastPaintMs());
+        });
         QTimer::singleShot(int(seconds * 1000), &app, [&] {
             const auto frame = window.worker()->latestFrame();
             const double elapsed = clock.elapsed() / 1000.0;
             const uint64_t steps = frame && frame->snapshot ? frame->snapshot->step - firstStep : 0;
             std::printf(
                 "scene %s: %zu fluid particles, %.2f steps/s (%llu steps in %.1f s, %.3f s simulated), "
-                "GUI %.1f frames/s (last paint %.1f ms)\n",
+                "GUI %.1f frames/s (paint mean %.1f ms, max %.1f ms; octree overlay %s)\n",
                 options.scene.c_str(),
                 frame && frame->snapshot ? frame->snapshot->positions.size() : size_t(0), steps / elapsed,
                 (unsigned long long)steps, elapsed,
                 frame && frame->snapshot ? frame->snapshot->time - std::max(firstTime, 0.0) : 0.0,
-                paints / elapsed, window.viewport()->lastPaintMs());
+                paints / elapsed, paints ? paintMsSum / paints : 0.0, paintMsMax,
+                window.viewport()->settings().showOctree() ? "on" : "off");
             app.exit(window.lastProblem().isEmpty() ? 0 : 1);
         });
         // Start counting once the scene is built, so construction time does not count.
@@ -139,6 +162,7 @@ int main(int argc, char** argv) {
             firstTime = frame->snapshot->time;
             clock.restart();
             paints = 0;
+            paintMsSum = paintMsMax = 0.0;
         });
         return app.exec();
     }

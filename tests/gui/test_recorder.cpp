@@ -3,6 +3,7 @@
 #include "GuiTestUtil.h"
 #include "gui/FrameRecorder.h"
 #include "gui/MainWindow.h"
+#include "gui/RecordingDock.h"
 
 #include <QImageReader>
 #include <QTemporaryDir>
@@ -27,6 +28,9 @@ private slots:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QTRY_VERIFY(window.worker()->latestFrame());
+        render::RenderSettings look = window.viewport()->settings();
+        look.showParticles = true; // the synthetic wave moves its particles (its mesh is a fixed box)
+        window.setRenderSettings(look);
         const QSize size(320, 240);
         QString error;
         QVERIFY2(window.startRecording(dir.path(), size, 10, &error), qPrintable(error));
@@ -66,6 +70,35 @@ private slots:
         QVERIFY(!window.recorder()->isRecording());
         const auto steps = window.worker()->latestFrame()->snapshot->step;
         QTRY_VERIFY(window.worker()->latestFrame()->snapshot->step > steps + 3);
+    }
+
+    void failedAttemptDoesNotShowTheOldCountNorOfferReset() {
+        // Issue 10, item 7: after a finished recording, a failed start says so in the dock (not
+        // "N frames written"), and the status bar offers no "Reset" (it would wipe the scene).
+        QTemporaryDir dir;
+        app::MainWindowOptions o;
+        o.scene = "synthetic";
+        o.persistSettings = false;
+        o.factory = [](const std::string&, const std::vector<std::string>&) {
+            return std::make_unique<app::SyntheticModel>(8);
+        };
+        app::MainWindow window(o);
+        window.show();
+        QTRY_VERIFY(window.worker()->latestFrame());
+        QVERIFY(window.startRecording(dir.path(), QSize(64, 48), 3));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.recorder()->isRecording(), 20000);
+        QVERIFY2(window.recordingStatus().contains("3 frames"), qPrintable(window.recordingStatus()));
+        QFile blocker(dir.filePath("not-a-folder"));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        QVERIFY(!window.startRecording(blocker.fileName() + "/frames", QSize(64, 48), 3));
+        QVERIFY2(window.recordingStatus().startsWith("Not recording") && !window.recordingStatus().contains("3 frames"),
+                 qPrintable(window.recordingStatus()));
+        QVERIFY(!window.lastProblem().isEmpty());
+        QVERIFY(!window.resetOffered());
+        // Per-frame exports are named by what they hold, then the frame number.
+        QCOMPARE(QFileInfo(app::RecordingDock::exportPath(dir.path(), "particles", 5, "ply")).fileName(),
+                 QString("particles_000005.ply"));
     }
 
     void writeFailureStopsRecordingWithMessage() {

@@ -27,6 +27,9 @@ private slots:
         QVERIFY2(view_->glError().isEmpty(), qPrintable(view_->glError()));
         render::RenderSettings s;
         s.showMesh = false; // the overlays are about particles and boxes
+        s.showParticles = true;
+        s.shading = render::Shading::Diagnostic; // plain background: pixel counts measure the overlays
+        s.showLegend = false;
         s.colorMode = render::ColorMode::Uniform;
         view_->setSettings(s);
     }
@@ -76,6 +79,65 @@ private slots:
         s.octreeSurface = false;
         view_->setSettings(s);
         QCOMPARE(test::differingPixels(base, grab()), 0);
+    }
+
+    void surfaceParticlesAloneWithFluidParticlesHidden() {
+        // Issue 10, item 9 (paper Fig. 5b): hiding the fluid particles and showing the surface
+        // ones draws the surface particles alone, in the highlight colour.
+        render::RenderSettings s = view_->settings();
+        s.showParticles = false;
+        s.highlightSurface = false;
+        view_->setSettings(s);
+        const QImage empty = grab();
+        s.highlightSurface = true;
+        view_->setSettings(s);
+        const QImage alone = grab();
+        alone.save(QString(OCTO_TEST_OUTPUT_DIR) + "/viewport_surface_alone.png");
+        QVERIFY2(test::differingPixels(empty, alone) > 2000,
+                 qPrintable(QString("%1 pixels").arg(test::differingPixels(empty, alone))));
+        s.highlightSurface = false;
+        s.showParticles = true;
+        view_->setSettings(s);
+    }
+
+    void octreeUploadedOncePerRebuildAndFilterCostsNoUpload() {
+        render::RenderSettings s = view_->settings();
+        s.octreeSurface = s.octreeInterior = true;
+        view_->setSettings(s);
+        grab();
+        const int first = view_->renderer().uploads().octree;
+        QVERIFY(first >= 1);
+        QVERIFY(view_->renderer().octreeDepthRange().second >= view_->renderer().octreeDepthRange().first);
+        // Filter edits (classes, depth range, depth cue) run in the shader: no upload.
+        s.octreeExterior = true;
+        s.octreeMinDepth = 1;
+        s.octreeDepthCue = false;
+        view_->setSettings(s);
+        grab();
+        QCOMPARE(view_->renderer().uploads().octree, first);
+        // A new snapshot with the same nodes (between two surface rebuilds): no upload either.
+        auto copy = std::make_shared<app::PublishedFrame>(*view_->frame());
+        auto snapshot = std::make_shared<FrameSnapshot>(*copy->snapshot);
+        snapshot->positions[0].x() += 1e-4f;
+        copy->snapshot = snapshot;
+        copy->serial += 1;
+        view_->setFrame(copy);
+        grab();
+        QCOMPARE(view_->renderer().uploads().octree, first);
+        // Nodes that changed (a rebuild): uploaded once.
+        auto rebuilt = std::make_shared<FrameSnapshot>(*snapshot);
+        rebuilt->octreeNodes.pop_back();
+        copy = std::make_shared<app::PublishedFrame>(*copy);
+        copy->snapshot = rebuilt;
+        view_->setFrame(copy);
+        grab();
+        grab();
+        QCOMPARE(view_->renderer().uploads().octree, first + 1);
+        s = view_->settings();
+        s.octreeSurface = s.octreeInterior = s.octreeExterior = false;
+        s.octreeMinDepth = 0;
+        s.octreeDepthCue = true;
+        view_->setSettings(s);
     }
 
     void togglingOverlaysDoesNotReuploadParticles() {

@@ -1,0 +1,27 @@
+#version 330 core
+// Sunlit tiles with a soft darkening under the water (column density of the fluid particles,
+// blurred on the CPU): light absorbed on its way down, no caustics. Fades into the sky far out.
+in vec3 vWorld;
+uniform vec3 center;
+uniform float extent;
+uniform float tile;        // tile edge (m)
+uniform vec2 domainMinXZ;
+uniform vec2 domainMaxXZ;
+uniform sampler2D shadow;  // 0..1 column density over the domain footprint
+uniform vec3 eyeWorld;
+out vec4 fragColor;
+
+vec3 sky(vec3 d);
+
+void main() {
+    vec2 t = floor(vWorld.xz / tile);
+    float checker = mod(t.x + t.y, 2.0);
+    vec3 base = mix(vec3(0.80, 0.78, 0.72), vec3(0.70, 0.69, 0.64), checker);
+    vec2 uv = (vWorld.xz - domainMinXZ) / (domainMaxXZ - domainMinXZ);
+    float inside = step(0.0, uv.x) * step(uv.x, 1.0) * step(0.0, uv.y) * step(uv.y, 1.0);
+    float column = inside * texture(shadow, clamp(uv, 0.0, 1.0)).r;
+    vec3 lit = base * (0.55 + 0.45 * kSunDirWorld.y) * mix(vec3(1.0), vec3(0.35, 0.55, 0.65), column);
+    float r = length(vWorld.xz - center.xz) / extent;
+    vec3 horizon = sky(normalize(vWorld - eyeWorld));
+    fragColor = vec4(mix(lit, horizon, smoothstep(0.55, 1.0, r)), 1.0);
+}
