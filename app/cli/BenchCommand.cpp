@@ -84,7 +84,7 @@ void runForcesTable(bool quick) {
     };
     SceneDescription scene = SceneLibrary::load("dam-break");
     scene.parameters.clear(); // the scene's own force defaults: each variant sets its own
-    scene.particleRadius = scene.radiusForParticleCount(quick ? 25000 : 100000);
+    scene.particleRadius = scene.radiusForParticleCount(quick ? 8000 : 100000); // quick: keeps `bench solver --quick` short
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 2);
     std::vector<std::unique_ptr<Simulation>> sims;
     for (const Variant& v : variants) {
@@ -263,7 +263,7 @@ int benchCommand(const Args& args) {
 const CommandRegistrar registerBench("bench",
                                      {"bench [solver|forces|bodies|reconstruct|live|all] [--quick] (live: [--frames F] [--radius R ...])",
                                       "Solver table: dam break at ~25k/100k/400k particles, 2 and 1 threads "
-                                      "(--quick: 8k/25k), then each new force (tension, adhesion, vorticity) on and off at ~100k (--quick: 25k; `forces`: only this table); bodies: coupling cost of dam-break-bodies vs the same "
+                                      "(--quick: 8k/25k), then each new force (tension, adhesion, vorticity) on and off at ~100k (--quick: 8k; `forces`: only this table); bodies: coupling cost of dam-break-bodies vs the same "
                                       "dam break without bodies at ~100k (--quick: 25k); reconstruct: the surface "
                                       "reconstruction table; live: physics vs surface per frame, serial vs pipelined.",
                                       benchCommand});
