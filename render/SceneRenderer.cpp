@@ -30,7 +30,7 @@ QByteArray shaderSource(const QString& path, const QStringList& defines) {
     QByteArray extra;
     for (const QString& d : defines)
         extra += "#define " + d.toUtf8() + "\n";
-    if (text.contains("sky(") || text.contains("kSunDirWorld"))
+    if (text.contains("sky("))
         extra += readResource(":/shaders/sky.glsl");
     const qsizetype eol = text.indexOf('\n');
     return eol < 0 ? text : text.insert(eol + 1, extra);
@@ -529,8 +529,6 @@ void SceneRenderer::drawSkyAndFloor(const OrbitCamera& camera) {
         p->setUniformValue("tile", tile);
         p->setUniformValue("domainMinXZ", lo.x, lo.z);
         p->setUniformValue("domainMaxXZ", hi.x, hi.z);
-        const glm::vec3 eye = camera.eye();
-        p->setUniformValue("eyeWorld", eye.x, eye.y, eye.z);
         glActiveTexture(GL_TEXTURE0);
         glBindTexture(GL_TEXTURE_2D, shadowTex_);
         p->setUniformValue("shadow", 0);

@@ -8,10 +8,9 @@ uniform float tile;        // tile edge (m)
 uniform vec2 domainMinXZ;
 uniform vec2 domainMaxXZ;
 uniform sampler2D shadow;  // 0..1 column density over the domain footprint
-uniform vec3 eyeWorld;
 out vec4 fragColor;
 
-vec3 sky(vec3 d);
+const vec3 kSunDirWorld = normalize(vec3(0.45, 0.75, 0.5));
 
 void main() {
     vec2 t = floor(vWorld.xz / tile);
@@ -21,7 +20,7 @@ void main() {
     float inside = step(0.0, uv.x) * step(uv.x, 1.0) * step(0.0, uv.y) * step(uv.y, 1.0);
     float column = inside * texture(shadow, clamp(uv, 0.0, 1.0)).r;
     vec3 lit = base * (0.55 + 0.45 * kSunDirWorld.y) * mix(vec3(1.0), vec3(0.35, 0.55, 0.65), column);
+    // Fade far tiles into the sky's horizon colour (a constant: software GL pays per pow()).
     float r = length(vWorld.xz - center.xz) / extent;
-    vec3 horizon = sky(normalize(vWorld - eyeWorld));
-    fragColor = vec4(mix(lit, horizon, smoothstep(0.55, 1.0, r)), 1.0);
+    fragColor = vec4(mix(lit, vec3(0.52, 0.58, 0.65), smoothstep(0.45, 1.0, r)), 1.0);
 }
