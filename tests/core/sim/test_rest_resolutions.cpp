@@ -1,0 +1,124 @@
+// Issue 9: water at rest does not erupt at any resolution. The tank's 0.35 m deep water at
+// r = 12, 8.5, 6.25 and 4.5 mm (a column a whole number of spacings wide, narrower at the finer
+// radii to keep the particle count small), and a pool into which a floating box is set: no
+// blow-up flag, the mechanical energy after 0.5 s below the initial one, the mean level within
+// 15 mm of where it started and the max speed bounded. The issue's goal (max speed < 0.05 m/s after
+// 0.5 s) is not met yet: the lattice start (p = 0, eta = 1 %) settles by ~1 % of the depth and
+// sloshes for longer than 0.5 s (see docs/BENCHMARKS.md, "Rest at every resolution").
+#include "scene/Scene.h"
+#include "scene/SceneBodies.h"
+#include "sim/Simulation.h"
+#include "sph/PcisphSolver.h"
+
+#include <QtTest>
+#include <cmath>
+
+using namespace octo;
+
+namespace {
+
+struct RestResult {
+    size_t particles = 0;
+    double maxSpeed = 0.0, peakSpeed = 0.0, surfaceShift = 0.0, energyStart = 0.0, energyEnd = 0.0;
+    bool blowUp = false;
+};
+
+/// Twice the mean particle height: the level of a column of the same volume (robust against
+/// single splashing particles, unlike the topmost particle).
+double surfaceLevel(const FluidState& st) {
+    double sum = 0.0;
+    for (const Vec3f& x : st.positions)
+        sum += x.y();
+    return 2.0 * sum / double(st.size());
+}
+
+double fluidEnergy(Simulation& sim) {
+    const FluidState& st = sim.solver().state();
+    double e = 0.0;
+    for (size_t i = 0; i < st.size(); ++i)
+        e += 0.5 * st.velocities[i].squaredNorm() + 9.81 * st.positions[i].y();
+    return e * sim.solver().mass();
+}
+
+RestResult settle(Simulation& sim, double seconds) {
+    RestResult res;
+    res.particles = sim.fluidParticleCount();
+    const double level0 = surfaceLevel(sim.solver().state());
+    res.energyStart = fluidEnergy(sim);
+    while (sim.time() < seconds - 1e-9) {
+        sim.advanceFrame(1.0 / 60.0);
+        res.peakSpeed = std::max(res.peakSpeed, sim.lastFrame().maxSpeed);
+        res.blowUp = res.blowUp || sim.lastFrame().blowUp;
+    }
+    res.maxSpeed = sim.lastFrame().maxSpeed;
+    res.surfaceShift = surfaceLevel(sim.solver().state()) - level0;
+    res.energyEnd = fluidEnergy(sim);
+    return res;
+}
+
+SceneDescription column(float r, int cells, float depth) {
+    const float w = float(cells) * 2.0f * r;
+    SceneDescription scene;
+    scene.name = "rest-column";
+    scene.particleRadius = r;
+    scene.container = Aabb(Vec3f::Zero(), Vec3f(w, 0.6f, w));
+    scene.fluidBoxes.push_back({Aabb(Vec3f::Zero(), Vec3f(w, depth, w)), Vec3f::Zero()});
+    return scene;
+}
+
+} // namespace
+
+class TestRestResolutions : public QObject {
+    Q_OBJECT
+private slots:
+    void tankAtRest_data() {
+        QTest::addColumn<float>("radius");
+        QTest::addColumn<int>("cells");
+        QTest::newRow("r=12mm") << 0.012f << 25; // the tank's 0.6 m width
+        QTest::newRow("r=8.5mm") << 0.0085f << 12;
+        QTest::newRow("r=6.25mm") << 0.00625f << 12;
+        QTest::newRow("r=4.5mm") << 0.0045f << 12;
+    }
+    void tankAtRest() {
+        QFETCH(float, radius);
+        QFETCH(int, cells);
+        Simulation sim(column(radius, cells, 0.35f), {"surfaceEnabled=false"});
+        const RestResult res = settle(sim, 0.5);
+        qInfo("r = %.4f m, %zu particles: max speed %.4f m/s at 0.5 s (peak %.4f), level moved %.4f m, "
+              "energy %.3f -> %.3f J, blowUp %d",
+              radius, res.particles, res.maxSpeed, res.peakSpeed, res.surfaceShift, res.energyStart, res.energyEnd,
+              int(res.blowUp));
+        QCOMPARE(sim.nonFiniteCount(), size_t(0));
+        QCOMPARE(sim.escapedCount(), size_t(0));
+        QVERIFY(!res.blowUp);
+        QVERIFY(res.energyEnd < res.energyStart); // settling only loses energy
+        // Before the fix the 6.25 mm tank erupted: 6.2 m/s, the surface 0.22 m higher.
+        QVERIFY2(res.peakSpeed < 1.5, qPrintable(QString("peak speed %1 m/s").arg(res.peakSpeed)));
+        QVERIFY2(res.maxSpeed < 0.3, qPrintable(QString("max speed %1 m/s").arg(res.maxSpeed)));
+        // Measured: the level settles 8-11 mm (2-3 % of the depth, eta plus the wall gaps) at
+        // every radius; the issue's "within r" holds only at r = 12 mm.
+        QVERIFY2(std::abs(res.surfaceShift) < 0.015, qPrintable(QString("level moved %1 m").arg(res.surfaceShift)));
+    }
+
+    void poolWithFloatingBox() {
+        // A 0.5 rho0 box set 2 mm above a 0.2 m deep pool: it sinks in and bobs.
+        const float r = 0.008f;
+        SceneDescription scene = column(r, 25, 0.2f);
+        scene.bodiesJson = R"([{"shape": "box", "size": 0.12, "relativeDensity": 0.5, "position": [0.2, 0.262, 0.2]}])";
+        Simulation sim(scene, {"surfaceEnabled=false"});
+        const RestResult res = settle(sim, 0.5);
+        const float y = sim.bodyStats()[0].position.y();
+        const double vBody = sim.bodyStats()[0].velocity.norm();
+        qInfo("floating box: %zu particles, max speed %.4f m/s (peak %.4f), surface moved %.4f m, box y %.4f, "
+              "box speed %.4f m/s, blowUp %d",
+              res.particles, res.maxSpeed, res.peakSpeed, res.surfaceShift, y, vBody, int(res.blowUp));
+        QCOMPARE(sim.nonFiniteCount(), size_t(0));
+        QVERIFY(!res.blowUp);
+        QVERIFY2(res.peakSpeed < 1.5, qPrintable(QString("peak speed %1 m/s").arg(res.peakSpeed)));
+        QVERIFY(y > 0.13f && y < 0.25f); // floating, not sunk nor thrown out
+        QVERIFY(vBody < 0.5);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestRestResolutions)
+#include "test_rest_resolutions.moc"
