@@ -174,8 +174,8 @@ void SceneRenderer::release() {
         deleteMesh(entry.second);
     bodyMeshes_.clear();
     deleteLines(floorLines_);
-    const unsigned buffers[] = {quadVbo_, fluidPosVbo_, fluidColorVbo_, boundaryPosVbo_, cubeEdgeVbo_,
-                                octreeInstanceVbo_};
+    const unsigned buffers[] = {quadVbo_,        fluidPosVbo_, fluidColorVbo_,
+                                boundaryPosVbo_, cubeEdgeVbo_, octreeInstanceVbo_};
     glDeleteBuffers(6, buffers);
     const unsigned vaos[] = {fluidVao_, boundaryVao_, octreeVao_, emptyVao_, floorVao_};
     glDeleteVertexArrays(5, vaos);
@@ -340,7 +340,8 @@ void SceneRenderer::syncBuffers(const RenderSettings& st, const OrbitCamera& cam
         constexpr int kShadowRes = 48;
         floorShadow(*f, kShadowRes, shadowScratch_);
         glBindTexture(GL_TEXTURE_2D, shadowTex_);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, kShadowRes, kShadowRes, 0, GL_RED, GL_FLOAT, shadowScratch_.data());
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, kShadowRes, kShadowRes, 0, GL_RED, GL_FLOAT,
+                     shadowScratch_.data());
         glBindTexture(GL_TEXTURE_2D, 0);
         shadowFrame_ = f;
     }
@@ -387,7 +388,8 @@ void SceneRenderer::uploadSortedParticles(const FrameSnapshot& f, const glm::vec
     ++uploads_.sorts;
 }
 
-void SceneRenderer::render(const OrbitCamera& camera, const RenderSettings& settings, int fbWidth, int fbHeight) {
+void SceneRenderer::render(const OrbitCamera& camera, const RenderSettings& settings, int fbWidth,
+                           int fbHeight) {
     glViewport(0, 0, fbWidth, fbHeight);
     glClearColor(0.11f, 0.12f, 0.15f, 1.0f);
     glClearDepthf(1.0f);
@@ -463,7 +465,8 @@ bool SceneRenderer::syncOctree(const FrameSnapshot& f) {
     for (size_t i = 0; same && i < nodes.size(); ++i) {
         const OctreeInstance& o = octreeScratch_[i];
         same = o.min.x == nodes[i].min.x() && o.min.y == nodes[i].min.y() && o.min.z == nodes[i].min.z() &&
-               o.edge == nodes[i].edge && o.depth == float(nodes[i].depth) && o.cls == float(int(nodes[i].cls));
+               o.edge == nodes[i].edge && o.depth == float(nodes[i].depth) &&
+               o.cls == float(int(nodes[i].cls));
     }
     if (same)
         return false;
@@ -539,7 +542,8 @@ void SceneRenderer::drawSkyAndFloor(const OrbitCamera& camera) {
     // (software GL pays per shaded pixel).
     skyProgram_->bind();
     const glm::mat4 inv = glm::inverse(proj * view);
-    glUniformMatrix4fv(skyProgram_->uniformLocation("inverseViewProjection"), 1, GL_FALSE, glm::value_ptr(inv));
+    glUniformMatrix4fv(skyProgram_->uniformLocation("inverseViewProjection"), 1, GL_FALSE,
+                       glm::value_ptr(inv));
     glDepthFunc(GL_LEQUAL);
     glDepthMask(GL_FALSE);
     glBindVertexArray(emptyVao_);

@@ -84,7 +84,8 @@ void runForcesTable(bool quick) {
     };
     SceneDescription scene = SceneLibrary::load("dam-break");
     scene.parameters.clear(); // the scene's own force defaults: each variant sets its own
-    scene.particleRadius = scene.radiusForParticleCount(quick ? 8000 : 100000); // quick: keeps `bench solver --quick` short
+    scene.particleRadius =
+        scene.radiusForParticleCount(quick ? 8000 : 100000); // quick: keeps `bench solver --quick` short
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 2);
     std::vector<std::unique_ptr<Simulation>> sims;
     for (const Variant& v : variants) {
@@ -111,22 +112,24 @@ void runForcesTable(bool quick) {
             iterations[k] += it;
         }
     const int steps = chunk * chunks;
-    std::printf("\nForces beyond PCISPH (issue 11): dam-break, %zu particles, 2 threads, %d warm-up + %d measured "
-                "steps each, interleaved\n",
-                sims.front()->fluidParticleCount(), warmup, steps);
+    std::printf(
+        "\nForces beyond PCISPH (issue 11): dam-break, %zu particles, 2 threads, %d warm-up + %d measured "
+        "steps each, interleaved\n",
+        sims.front()->fluidParticleCount(), warmup, steps);
     std::printf("%-10s %10s %10s %8s %9s %12s   (tension gamma 0.5, adhesion beta 1, vorticity eps 0.5)\n",
                 "forces", "us/p-step", "nonp ms", "iter/st", "vs off", "nonp extra");
     const double n = double(sims.front()->fluidParticleCount());
     const double msStepOff = 1e3 * wall[0] / steps;
     for (size_t k = 0; k < sims.size(); ++k) {
         const double us = 1e6 * wall[k] / steps / n;
-        std::printf("%-10s %10.3f %10.2f %8.2f %8.1f%% %11.1f%%\n", variants[k].name, us, nonPressure[k] / steps,
-                    iterations[k] / steps, 100.0 * (wall[k] / wall[0] - 1.0),
+        std::printf("%-10s %10.3f %10.2f %8.2f %8.1f%% %11.1f%%\n", variants[k].name, us,
+                    nonPressure[k] / steps, iterations[k] / steps, 100.0 * (wall[k] / wall[0] - 1.0),
                     100.0 * (nonPressure[k] - nonPressure[0]) / steps / msStepOff);
     }
-    std::printf("vs off: wall time per step (includes the forces' effect on the iteration count);\n"
-                "nonp extra: the non-pressure pass's extra time as a share of the off step (the forces' own cost).\n"
-                "goal: each force costs <= 25 %% more than off\n");
+    std::printf(
+        "vs off: wall time per step (includes the forces' effect on the iteration count);\n"
+        "nonp extra: the non-pressure pass's extra time as a share of the off step (the forces' own cost).\n"
+        "goal: each force costs <= 25 %% more than off\n");
     std::fflush(stdout);
 }
 
@@ -177,8 +180,10 @@ int runBodiesBench(bool quick) {
     const double n = quick ? 25000 : 100000;
     const double simulated = quick ? 0.3 : 0.4; // s
     const float r = with.radiusForParticleCount(n);
-    std::printf("Rigid-body coupling benchmark: dam-break-bodies (3 bodies) vs the same dam break without bodies,\n"
-                "r = %g m, %.2f s simulated each, 2 threads, surface reconstruction off\n", r, simulated);
+    std::printf(
+        "Rigid-body coupling benchmark: dam-break-bodies (3 bodies) vs the same dam break without bodies,\n"
+        "r = %g m, %.2f s simulated each, 2 threads, surface reconstruction off\n",
+        r, simulated);
     std::printf("%-18s %9s %8s %7s %9s %9s %8s %9s\n", "scene", "particles", "body SP", "steps", "wall s",
                 "ms/step", "iter/st", "dt ms");
     // Both simulations advance in turns by 20 ms of simulated time, so a load change on the
@@ -206,11 +211,13 @@ int runBodiesBench(bool quick) {
     for (int k = 0; k < 2; ++k) {
         const Simulation& sim = *sims[k];
         msStep[k] = 1e3 * wall[k] / steps[k];
-        std::printf("%-18s %9zu %8zu %7d %9.2f %9.2f %8.2f %9.4f\n", k == 0 ? "dam-break" : "dam-break-bodies",
-                    sim.fluidParticleCount(), sim.bodySampleCount(), steps[k], wall[k], msStep[k],
-                    iterations[k] / steps[k], 1e3 * sim.time() / steps[k]);
+        std::printf("%-18s %9zu %8zu %7d %9.2f %9.2f %8.2f %9.4f\n",
+                    k == 0 ? "dam-break" : "dam-break-bodies", sim.fluidParticleCount(),
+                    sim.bodySampleCount(), steps[k], wall[k], msStep[k], iterations[k] / steps[k],
+                    1e3 * sim.time() / steps[k]);
     }
-    std::printf("coupling cost ratio (wall time for the same simulated interval): %.3f  (per step: %.3f; target <= 1.25)\n",
+    std::printf("coupling cost ratio (wall time for the same simulated interval): %.3f  (per step: %.3f; "
+                "target <= 1.25)\n",
                 wall[1] / wall[0], msStep[1] / msStep[0]);
     return 0;
 }
@@ -236,8 +243,10 @@ int benchCommand(const Args& args) {
             throw UsageError("give one table (solver, forces, bodies, reconstruct, live or all)");
         if (!tables.empty()) {
             what = tables[0];
-            if (what != "solver" && what != "forces" && what != "reconstruct" && what != "bodies" && what != "all")
-                throw UsageError("unknown table '" + what + "' (solver, forces, bodies, reconstruct, live or all)");
+            if (what != "solver" && what != "forces" && what != "reconstruct" && what != "bodies" &&
+                what != "all")
+                throw UsageError("unknown table '" + what +
+                                 "' (solver, forces, bodies, reconstruct, live or all)");
         }
     } catch (const UsageError& e) {
         std::cerr << "octofluid-cli bench: error: " << e.what() << "\n";
@@ -260,13 +269,15 @@ int benchCommand(const Args& args) {
     }
 }
 
-const CommandRegistrar registerBench("bench",
-                                     {"bench [solver|forces|bodies|reconstruct|live|all] [--quick] (live: [--frames F] [--radius R ...])",
-                                      "Solver table: dam break at ~25k/100k/400k particles, 2 and 1 threads "
-                                      "(--quick: 8k/25k), then each new force (tension, adhesion, vorticity) on and off at ~100k (--quick: 8k; `forces`: only this table); bodies: coupling cost of dam-break-bodies vs the same "
-                                      "dam break without bodies at ~100k (--quick: 25k); reconstruct: the surface "
-                                      "reconstruction table; live: physics vs surface per frame, serial vs pipelined.",
-                                      benchCommand});
+const CommandRegistrar registerBench(
+    "bench",
+    {"bench [solver|forces|bodies|reconstruct|live|all] [--quick] (live: [--frames F] [--radius R ...])",
+     "Solver table: dam break at ~25k/100k/400k particles, 2 and 1 threads "
+     "(--quick: 8k/25k), then each new force (tension, adhesion, vorticity) on and off at ~100k (--quick: "
+     "8k; `forces`: only this table); bodies: coupling cost of dam-break-bodies vs the same "
+     "dam break without bodies at ~100k (--quick: 25k); reconstruct: the surface "
+     "reconstruction table; live: physics vs surface per frame, serial vs pipelined.",
+     benchCommand});
 
 } // namespace
 } // namespace octo::cli

@@ -15,8 +15,8 @@
 #include <tbb/global_control.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <memory>
@@ -74,9 +74,9 @@ void printRow(size_t particles, const LiveRow& r) {
     const double f = r.frames, s = std::max(1, r.surfaces);
     // The refresh replaces the next step's own neighbour search: physics time, not surface time.
     const double tps = (r.tpsMs + r.refreshMs) / f, surf = r.surfaceMs / s;
-    std::printf("%9zu %7d %-9s %6d %7.1f %9.1f %8.1f %8.1f %7.1f %9.1f %7.1f %9.1f %8.2f\n", particles, r.threads,
-                r.pipelined ? "pipelined" : "serial", r.frames, r.steps / f, tps, r.odeMs / s, r.detectMs / s,
-                r.mcMs / s, surf, 100.0 * surf / tps, r.wallMs / f, 1e3 * r.steps / r.wallMs);
+    std::printf("%9zu %7d %-9s %6d %7.1f %9.1f %8.1f %8.1f %7.1f %9.1f %7.1f %9.1f %8.2f\n", particles,
+                r.threads, r.pipelined ? "pipelined" : "serial", r.frames, r.steps / f, tps, r.odeMs / s,
+                r.detectMs / s, r.mcMs / s, surf, 100.0 * surf / tps, r.wallMs / f, 1e3 * r.steps / r.wallMs);
     std::fflush(stdout);
 }
 
@@ -108,13 +108,14 @@ int runLiveBench(const Args& args) {
     const std::time_t now = std::time(nullptr);
     char date[64];
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-    std::printf("Live loop benchmark (%s), scene dam-break, surface on (octree), %d frames of 1/%g s per row, "
-                "%u hardware threads\n",
-                date, frames, base.fps, std::thread::hardware_concurrency());
+    std::printf(
+        "Live loop benchmark (%s), scene dam-break, surface on (octree), %d frames of 1/%g s per row, "
+        "%u hardware threads\n",
+        date, frames, base.fps, std::thread::hardware_concurrency());
     std::printf("each size: 0.1 s warm-up (surface off), then the rows in turn on the same simulation\n");
     std::printf("%9s %7s %-9s %6s %7s %9s %8s %8s %7s %9s %7s %9s %8s\n", "particles", "threads", "surface",
-                "frames", "st/fr", "Tps ms/fr", "Tode ms", "det ms", "Tmc ms", "Tsurf ms", "share%", "wall ms/fr",
-                "steps/s");
+                "frames", "st/fr", "Tps ms/fr", "Tode ms", "det ms", "Tmc ms", "Tsurf ms", "share%",
+                "wall ms/fr", "steps/s");
     for (const float r : radii) {
         SceneDescription scene = base;
         scene.particleRadius = r;
@@ -135,14 +136,18 @@ int runLiveBench(const Args& args) {
         standalone.reconstruct(sim.solver().state().positions, sim.solver().state().densities, settings);
         standalone.reconstruct(sim.solver().state().positions, sim.solver().state().densities, settings);
         const FrameSurfacePtr fs = sim.frameSurface();
-        std::printf("          detection on this frame, 2 threads: standalone %.1f ms (grid + lambda), solver-side "
-                    "%.1f ms (lambda on the cached lists) + %.1f ms (stage grid); list refresh %.1f ms (reused by the next step)\n",
-                    standalone.result().stats.tDetectMs, fs ? fs->detectMs : 0.0,
-                    fs ? fs->result.stats.tDetectMs : 0.0, fs ? fs->refreshMs : 0.0);
+        std::printf(
+            "          detection on this frame, 2 threads: standalone %.1f ms (grid + lambda), solver-side "
+            "%.1f ms (lambda on the cached lists) + %.1f ms (stage grid); list refresh %.1f ms (reused by "
+            "the next step)\n",
+            standalone.result().stats.tDetectMs, fs ? fs->detectMs : 0.0,
+            fs ? fs->result.stats.tDetectMs : 0.0, fs ? fs->refreshMs : 0.0);
     }
-    std::printf("Tps: solver time per frame (with the frame-end list refresh the next step reuses); Tode: detection "
-                "(solver-side lambda, stage grid) + octree + distance field;\nshare: Tsurf / Tps (goal <= 5 %%); wall: per frame including the surface (pipelined: "
-                "built beside the next frame).\n");
+    std::printf(
+        "Tps: solver time per frame (with the frame-end list refresh the next step reuses); Tode: detection "
+        "(solver-side lambda, stage grid) + octree + distance field;\nshare: Tsurf / Tps (goal <= 5 %%); "
+        "wall: per frame including the surface (pipelined: "
+        "built beside the next frame).\n");
     return 0;
 }
 

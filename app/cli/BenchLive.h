@@ -5,4 +5,4 @@
 namespace octo::cli {
 /// Physics vs surface per simulated frame (issue 12); returns an exit code.
 int runLiveBench(const Args& args);
-}
+} // namespace octo::cli

@@ -41,15 +41,20 @@ int runReconstructBench(const Args& args) {
     ArgParser()
         .flag("--quick", quick)
         .option("--runs", [&](const std::string& v) { runs = int(parseWhole("--runs", v, 1, 1000)); })
-        .option("--threads", [&](const std::string& v) { threads = int(parseWhole("--threads", v, 1, 1024)); })
+        .option("--threads",
+                [&](const std::string& v) { threads = int(parseWhole("--threads", v, 1, 1024)); })
         .option("--json", jsonPath)
-        .option("--method", [&](const std::string& v) { methods = {surfaceMethodName(parseSurfaceMethod(v))}; })
-        .option("--size", [&](const std::string& v) { sizesArg.push_back(size_t(parseWhole("--size", v, 1, 100000000))); })
-        .option("--scene", [&](const std::string& v) {
-            if (v != "block" && v != "dambreak")
-                throw UsageError("bench reconstruct: --scene is block or dambreak, not " + v);
-            sceneFirst = sceneLast = v == "block" ? 0 : 1;
-        })
+        .option("--method",
+                [&](const std::string& v) { methods = {surfaceMethodName(parseSurfaceMethod(v))}; })
+        .option(
+            "--size",
+            [&](const std::string& v) { sizesArg.push_back(size_t(parseWhole("--size", v, 1, 100000000))); })
+        .option("--scene",
+                [&](const std::string& v) {
+                    if (v != "block" && v != "dambreak")
+                        throw UsageError("bench reconstruct: --scene is block or dambreak, not " + v);
+                    sceneFirst = sceneLast = v == "block" ? 0 : 1;
+                })
         .positionals(tables)
         .parse(args);
     for (const std::string& t : tables)

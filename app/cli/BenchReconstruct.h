@@ -5,4 +5,4 @@
 namespace octo::cli {
 /// Prints the four-method surface reconstruction table; returns an exit code.
 int runReconstructBench(const Args& args);
-}
+} // namespace octo::cli

@@ -1,6 +1,6 @@
 // octofluid-cli reconstruct: surface meshes from particle files written by any simulator.
-#include "BenchReconstruct.h"
 #include "ArgParser.h"
+#include "BenchReconstruct.h"
 #include "Command.h"
 
 #include "common/Parameters.h"
@@ -44,19 +44,21 @@ struct Options {
 
 /// The parameters reconstruct uses (SurfaceSettings); others are refused so a typo cannot pass.
 const std::vector<std::string>& surfaceParameterNames() {
-    static const std::vector<std::string> names{"particleRadius", "restDensity", "lambdaMin",
-                                                "leafSize", "kernelRadiusFactor", "tLow",
-                                                "tHigh", "surfaceMethod", "surfaceSEnlargement"};
+    static const std::vector<std::string> names{
+        "particleRadius", "restDensity", "lambdaMin",     "leafSize",           "kernelRadiusFactor",
+        "tLow",           "tHigh",       "surfaceMethod", "surfaceSEnlargement"};
     return names;
 }
 
-void setSurfaceParameter(Options& o, const std::string& option, const std::string& name, const std::string& value) {
+void setSurfaceParameter(Options& o, const std::string& option, const std::string& name,
+                         const std::string& value) {
     const auto& names = surfaceParameterNames();
     if (std::find(names.begin(), names.end(), name) == names.end()) {
         std::string list;
         for (const std::string& n : names)
             list += (list.empty() ? "" : ", ") + n;
-        throw UsageError(option + ": parameter '" + name + "' does not act on reconstruct (it takes " + list + ")");
+        throw UsageError(option + ": parameter '" + name + "' does not act on reconstruct (it takes " + list +
+                         ")");
     }
     try {
         o.params.setFromString(name, value);
@@ -91,7 +93,8 @@ Options parse(const Args& args) {
         .option("--rest-density", alias("--rest-density", "restDensity"))
         .option("--stats-json", o.statsJson)
         .option("--stats", o.statsJson)
-        .option("--first", [&](const std::string& v) { o.first = parseWhole("--first", v, 0, kMaxFrameNumber); })
+        .option("--first",
+                [&](const std::string& v) { o.first = parseWhole("--first", v, 0, kMaxFrameNumber); })
         .option("--last", [&](const std::string& v) { o.last = parseWhole("--last", v, 0, kMaxFrameNumber); })
         .flag("--no-normals", [&] { o.normals = false; })
         .flag("--quiet", o.quiet)
@@ -160,7 +163,8 @@ std::vector<long> existingFrames(const std::string& pattern) {
 // Median nearest-neighbour distance over a sample of particles.
 float medianNearestDistance(const std::string& source, const std::vector<Vec3f>& x) {
     if (x.size() < 2)
-        throw std::invalid_argument(source + ": cannot estimate the particle radius from fewer than 2 particles; "
+        throw std::invalid_argument(source +
+                                    ": cannot estimate the particle radius from fewer than 2 particles; "
                                     "pass --radius");
     Aabb box;
     for (const Vec3f& p : x)
@@ -188,7 +192,8 @@ float medianNearestDistance(const std::string& source, const std::vector<Vec3f>&
     }
     if (d.empty()) {
         if (!(e.maxCoeff() > 0.0f))
-            throw std::invalid_argument(source + ": cannot estimate the particle radius (all particles coincide); "
+            throw std::invalid_argument(source +
+                                        ": cannot estimate the particle radius (all particles coincide); "
                                         "pass --radius");
         std::ostringstream s;
         s << source << ": cannot estimate the particle radius: no two particles are a finite distance apart "
@@ -270,7 +275,8 @@ int run(const Args& args) {
             inputs.insert(std::filesystem::weakly_canonical(job.in));
         for (const FrameJob& job : jobs)
             if (inputs.count(std::filesystem::weakly_canonical(job.out)))
-                throw std::invalid_argument(job.out + ": is an input file; refusing to overwrite it with a mesh");
+                throw std::invalid_argument(job.out +
+                                            ": is an input file; refusing to overwrite it with a mesh");
     }
 
     // The radius: given, or estimated once from the first frame (and then held to the table's range).

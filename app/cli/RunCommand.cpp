@@ -4,9 +4,9 @@
 
 #include "common/Parameters.h"
 
+#include "rigid/RigidBodySystem.h"
 #include "scene/Scene.h"
 #include "scene/SceneLibrary.h"
-#include "rigid/RigidBodySystem.h"
 #include "sim/Simulation.h"
 #include "surface/SurfaceSettings.h"
 
@@ -40,9 +40,12 @@ RunOptions parseRunOptions(const Args& args) {
     ArgParser()
         .option("--scene", o.sceneName)
         .option("--scene-file", o.sceneFile)
-        .option("--particles", [&](const std::string& v) { o.particles = parseReal("--particles", v, 1.0, 1e12); })
-        .option("--radius", [&](const std::string& v) { o.radius = parseReal("--radius", v, r.minValue, r.maxValue); })
-        .option("--frames", [&](const std::string& v) { o.frames = parseWhole("--frames", v, 1, kMaxFrames); })
+        .option("--particles",
+                [&](const std::string& v) { o.particles = parseReal("--particles", v, 1.0, 1e12); })
+        .option("--radius",
+                [&](const std::string& v) { o.radius = parseReal("--radius", v, r.minValue, r.maxValue); })
+        .option("--frames",
+                [&](const std::string& v) { o.frames = parseWhole("--frames", v, 1, kMaxFrames); })
         .option("--fps", [&](const std::string& v) { o.fps = parseReal("--fps", v, 1e-3, 1e6); })
         .option("--set", [&](const std::string& v) { o.sets.push_back(v); })
         .option("--export-ply", o.exportDir)
@@ -69,10 +72,10 @@ float radiusForParticles(const SceneDescription& scene, double n) {
     auto count = [&](double radius) { return v / std::pow(2.0 * radius, 3.0); };
     std::ostringstream s;
     s.precision(3);
-    s << "--particles " << n << ": the scene's " << v << " m^3 of fluid at " << n << " particles means r = " << r
-      << " m, outside particleRadius " << ParameterSet::rangeText(info) << "; this scene takes about "
-      << (long long)std::ceil(count(info.maxValue)) << " to " << (long long)std::floor(count(info.minValue))
-      << " particles";
+    s << "--particles " << n << ": the scene's " << v << " m^3 of fluid at " << n
+      << " particles means r = " << r << " m, outside particleRadius " << ParameterSet::rangeText(info)
+      << "; this scene takes about " << (long long)std::ceil(count(info.maxValue)) << " to "
+      << (long long)std::floor(count(info.minValue)) << " particles";
     throw UsageError(s.str());
 }
 
@@ -108,7 +111,9 @@ nlohmann::ordered_json frameJson(Simulation& sim, long long frame, size_t nan, s
     // Rigid bodies: centre of mass, velocity, submerged fraction (docs/SCENES.md).
     const std::vector<BodyStats> bodies = sim.bodyStats();
     if (!bodies.empty()) {
-        auto vec = [](const Vec3f& v) { return nlohmann::ordered_json::array({tidy(v.x()), tidy(v.y()), tidy(v.z())}); };
+        auto vec = [](const Vec3f& v) {
+            return nlohmann::ordered_json::array({tidy(v.x()), tidy(v.y()), tidy(v.z())});
+        };
         nlohmann::ordered_json list = nlohmann::ordered_json::array();
         for (const BodyStats& b : bodies)
             list.push_back({{"id", b.id},
@@ -176,11 +181,11 @@ int runScene(const Args& args) {
     std::vector<std::string> overrides = o.sets;
     // --particles / --radius set the scene radius; an explicit --set particleRadius wins.
     Simulation sim(scene, overrides);
-    std::printf("scene %s: %zu fluid particles, %zu boundary particles (%zu on %zu bodies), r = %g m, %g fps, "
-                "%lld frames\n",
-                scene.name.c_str(), sim.fluidParticleCount(), sim.boundaryParticleCount(), sim.bodySampleCount(),
-                sim.rigidBodies().size(),
-                sim.parameters().get("particleRadius"), fps, o.frames);
+    std::printf(
+        "scene %s: %zu fluid particles, %zu boundary particles (%zu on %zu bodies), r = %g m, %g fps, "
+        "%lld frames\n",
+        scene.name.c_str(), sim.fluidParticleCount(), sim.boundaryParticleCount(), sim.bodySampleCount(),
+        sim.rigidBodies().size(), sim.parameters().get("particleRadius"), fps, o.frames);
     std::printf("%6s %9s %6s %10s %6s %9s %9s\n", "frame", "time s", "steps", "dt ms", "iter", "maxErr %",
                 "Tps ms");
     std::fflush(stdout);
@@ -213,8 +218,8 @@ int runScene(const Args& args) {
         if (surface)
             std::printf("   surface: %llu of %zu particles, %llu cubes, %llu triangles, %.1f ms",
                         (unsigned long long)surface->stats.surfaceParticles, sim.fluidParticleCount(),
-                        (unsigned long long)surface->stats.cubes, (unsigned long long)surface->stats.triangles,
-                        surface->stats.tTotalMs);
+                        (unsigned long long)surface->stats.cubes,
+                        (unsigned long long)surface->stats.triangles, surface->stats.tTotalMs);
         std::printf("%s%s\n", fr.converged ? "" : "  (eta not met)", fr.blowUp ? "  (blow-up)" : "");
         std::fflush(stdout);
         if (stats.is_open()) {

@@ -71,7 +71,8 @@ BodiesDock::BodiesDock(SimulationWorker* worker, ViewportWidget* viewport, QWidg
     dragResponse_ = spin(tools, "dragResponse", 0.01, 1.0, 0.04, 3, " s",
                          "Drag spring response time (critically damped): shorter is stiffer");
     toolForm->addRow("Drag response", dragResponse_);
-    stirRadius_ = spin(tools, "stirRadius", 0.005, 1.0, 0.1, 3, " m", "Fluid within this distance of the cursor ray is pushed");
+    stirRadius_ = spin(tools, "stirRadius", 0.005, 1.0, 0.1, 3, " m",
+                       "Fluid within this distance of the cursor ray is pushed");
     toolForm->addRow("Stir radius", stirRadius_);
     stirStrength_ = spin(tools, "stirStrength", 0.5, 50.0, 15.0, 1, "",
                          "Push of the stir tool: 20 m/s\u00B2 per unit at the ray while the button is held");

@@ -1,5 +1,5 @@
 // The adapter from the worker's SimulationModel interface to the core octo::Simulation facade.
-// The only file of the app that calls the solver; compiled in when core/sim/Simulation.cpp exists.
+// The only file of the app that calls the solver.
 #include "SimulationModel.h"
 #include "SyntheticModel.h"
 
@@ -9,10 +9,9 @@
 #include <fstream>
 #include <stdexcept>
 
-#ifdef OCTO_HAVE_CORE_SIMULATION
 #include "rigid/RigidBodySystem.h"
+#include "scene/SceneLibrary.h"
 #include "sim/Simulation.h"
-#endif
 
 namespace octo::app {
 
@@ -24,12 +23,10 @@ void SimulationModel::exportMesh(const std::string& path) const {
 }
 
 const std::vector<std::string>& builtinSceneNames() {
-    static const std::vector<std::string> names{
-        "dam-break", "dam-break-bodies", "cylinder", "armadillo-fluid", "tank", "drop", "synthetic"};
+    static const std::vector<std::string> names = SceneLibrary::names();
     return names;
 }
 
-#ifdef OCTO_HAVE_CORE_SIMULATION
 namespace {
 class CoreSimulationModel : public SimulationModel {
 public:
@@ -92,15 +89,6 @@ private:
 };
 } // namespace
 
-bool coreSimulationAvailable() {
-    return true;
-}
-#else
-bool coreSimulationAvailable() {
-    return false;
-}
-#endif
-
 ModelFactory defaultModelFactory() {
     return [](const std::string& scene,
               const std::vector<std::string>& overrides) -> std::unique_ptr<SimulationModel> {
@@ -115,18 +103,12 @@ ModelFactory defaultModelFactory() {
             }
             return model;
         }
-#ifdef OCTO_HAVE_CORE_SIMULATION
         const bool isFile = scene.size() > 5 && scene.substr(scene.size() - 5) == ".json";
         auto sim = isFile ? Simulation::fromSceneFile(scene, overrides)
                           : Simulation::fromSceneName(scene, overrides);
         if (!sim)
             throw std::runtime_error("scene '" + scene + "' could not be built");
         return std::make_unique<CoreSimulationModel>(std::move(sim));
-#else
-        throw std::runtime_error(
-            "scene '" + scene +
-            "' needs the core Simulation, which this build does not link yet (try 'synthetic')");
-#endif
     };
 }
 

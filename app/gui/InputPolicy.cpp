@@ -17,7 +17,8 @@ namespace {
 /// The spin box, combo box or slider a widget belongs to (a spin box's line edit counts).
 QWidget* editorOf(QObject* o) {
     for (auto* w = qobject_cast<QWidget*>(o); w; w = w->parentWidget()) {
-        if (qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QComboBox*>(w) || qobject_cast<QAbstractSlider*>(w))
+        if (qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QComboBox*>(w) ||
+            qobject_cast<QAbstractSlider*>(w))
             return w;
         if (w->isWindow())
             break;
@@ -30,7 +31,8 @@ InputPolicy::InputPolicy(QWidget* home, QObject* parent) : QObject(parent), home
 
 void InputPolicy::applyFocusPolicy(QWidget* root) {
     for (QWidget* w : root->findChildren<QWidget*>())
-        if (qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QComboBox*>(w) || qobject_cast<QAbstractSlider*>(w))
+        if (qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QComboBox*>(w) ||
+            qobject_cast<QAbstractSlider*>(w))
             w->setFocusPolicy(Qt::StrongFocus);
 }
 
@@ -43,7 +45,8 @@ bool InputPolicy::eventFilter(QObject* watched, QEvent* event) {
         QWidget* editor = editorOf(watched);
         const bool plain = !(key->modifiers() & ~(Qt::ShiftModifier | Qt::KeypadModifier));
         const bool letter = key->key() >= Qt::Key_A && key->key() <= Qt::Key_Z;
-        if (editor && qobject_cast<QAbstractSpinBox*>(editor) && plain && (key->key() == Qt::Key_Space || letter)) {
+        if (editor && qobject_cast<QAbstractSpinBox*>(editor) && plain &&
+            (key->key() == Qt::Key_Space || letter)) {
             event->ignore();
             return true;
         }

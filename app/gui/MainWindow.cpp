@@ -15,10 +15,10 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
-#include <QFileInfo>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -72,8 +72,8 @@ std::vector<std::pair<QString, bool render::RenderSettings::*>> overlayFields() 
 
 constexpr double kInteractiveParticles = 9000.0;
 
-const char* presetLabels[] = {"Interactive (\u2264 9 k particles)", "Paper (scene file's r)", "High (2\u00D7 paper)",
-                              "Custom r"};
+const char* presetLabels[] = {"Interactive (\u2264 9 k particles)", "Paper (scene file's r)",
+                              "High (2\u00D7 paper)", "Custom r"};
 
 bool isSceneFile(const std::string& scene) {
     return scene.size() > 5 && scene.substr(scene.size() - 5) == ".json";
@@ -90,7 +90,8 @@ double presetRadius(ResolutionPreset preset, const SceneDescription& d) {
     case ResolutionPreset::Interactive:
         try {
             // Never finer than the file: a small scene keeps its own resolution.
-            return std::max(double(d.radiusForParticleCount(kInteractiveParticles)), double(d.particleRadius));
+            return std::max(double(d.radiusForParticleCount(kInteractiveParticles)),
+                            double(d.particleRadius));
         } catch (const SceneError&) {
             return 0.0; // no box/sphere volume (a mesh-only fluid): keep the file's radius
         }
@@ -140,9 +141,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     connect(worker_, &SimulationWorker::errorOccurred, this, [this](const QString& m) {
         if (!requestedScene_.empty() && requestedScene_ != currentScene_ && !currentScene_.empty()) {
             // The worker could not build the requested scene and kept the running one.
-            showProblem(QString("Could not load %1: %2 (still running %3)")
-                            .arg(QString::fromStdString(requestedScene_), m,
-                                 QString::fromStdString(currentScene_)));
+            showProblem(
+                QString("Could not load %1: %2 (still running %3)")
+                    .arg(QString::fromStdString(requestedScene_), m, QString::fromStdString(currentScene_)));
             requestedScene_ = currentScene_;
             const int index = sceneCombo_->findData(QString::fromStdString(currentScene_));
             const QSignalBlocker b(sceneCombo_);
@@ -154,8 +155,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
             failCapture(m);
     });
     connect(worker_, &SimulationWorker::blowUp, this, [this](const QString& m, qulonglong lastGood) {
-        showProblem(QString("Simulation stopped: %1 (last good step %2). Press R to reset.").arg(m).arg(lastGood),
-                    true);
+        showProblem(
+            QString("Simulation stopped: %1 (last good step %2). Press R to reset.").arg(m).arg(lastGood),
+            true);
         if (capturing_)
             failCapture("simulation blew up: " + m);
     });
@@ -254,7 +256,8 @@ ParameterPanel* MainWindow::parameterPanel(const QString& group) const {
 void MainWindow::buildActions() {
     QMenu* file = menuBar()->addMenu("&File");
     file->addAction("&Open scene JSON...", QKeySequence::Open, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, "Open scene", sceneFolder(), "Scene (*.json)");
+        const QString path =
+            QFileDialog::getOpenFileName(this, "Open scene", sceneFolder(), "Scene (*.json)");
         if (!path.isEmpty())
             openSceneFile(path);
     });
@@ -270,7 +273,8 @@ void MainWindow::buildActions() {
     actPlay_->setObjectName("actPlay");
     actPlay_->setCheckable(true);
     actPlay_->setShortcut(Qt::Key_Space);
-    connect(actPlay_, &QAction::triggered, this, [this](bool on) { on ? worker_->play() : worker_->pause(); });
+    connect(actPlay_, &QAction::triggered, this,
+            [this](bool on) { on ? worker_->play() : worker_->pause(); });
     actStep_ = sim->addAction("Single &step", QKeySequence(Qt::Key_S), this, [this] { worker_->stepOnce(); });
     actStep_->setObjectName("actStep");
     actReset_ = sim->addAction("&Reset", QKeySequence(Qt::Key_R), this, [this] {
@@ -293,11 +297,13 @@ void MainWindow::buildActions() {
         });
         return a;
     };
-    actParticlesOverlay_ = overlayAction("Fluid &particles", &render::RenderSettings::showParticles, Qt::Key_P);
+    actParticlesOverlay_ =
+        overlayAction("Fluid &particles", &render::RenderSettings::showParticles, Qt::Key_P);
     actSurfaceOverlay_ = overlayAction("&Surface particles (alone when fluid particles are off)",
                                        &render::RenderSettings::highlightSurface, Qt::Key_F);
     actMeshOverlay_ = overlayAction("Surface &mesh", &render::RenderSettings::showMesh, Qt::Key_M);
-    actBoundaryOverlay_ = overlayAction("&Boundary particles", &render::RenderSettings::showBoundary, Qt::Key_B);
+    actBoundaryOverlay_ =
+        overlayAction("&Boundary particles", &render::RenderSettings::showBoundary, Qt::Key_B);
     actOctreeOverlay_ = view->addAction("&Octree nodes");
     actOctreeOverlay_->setCheckable(true);
     actOctreeOverlay_->setShortcut(Qt::Key_O);
@@ -332,8 +338,10 @@ void MainWindow::buildActions() {
     auto* tools = new QActionGroup(this);
     const std::tuple<const char*, ViewportWidget::Tool, const char*, Qt::Key> toolDefs[] = {
         {"Orbit", ViewportWidget::Tool::Orbit, "Left: orbit, right/shift: pan, wheel: zoom (1)", Qt::Key_1},
-        {"Drag body", ViewportWidget::Tool::DragBody, "Left-drag a rigid body toward the cursor (2)", Qt::Key_2},
-        {"Stir", ViewportWidget::Tool::Stir, "Hold the left button to push fluid around the cursor (3)", Qt::Key_3}};
+        {"Drag body", ViewportWidget::Tool::DragBody, "Left-drag a rigid body toward the cursor (2)",
+         Qt::Key_2},
+        {"Stir", ViewportWidget::Tool::Stir, "Hold the left button to push fluid around the cursor (3)",
+         Qt::Key_3}};
     for (const auto& [name, tool, tip, key] : toolDefs) {
         QAction* a = bar->addAction(name);
         a->setObjectName(QString("tool_%1").arg(int(tool)));
@@ -412,7 +420,8 @@ void MainWindow::buildDocks() {
         auto* panel = new ParameterPanel(group, this);
         panels_[group] = panel;
         connect(panel, &ParameterPanel::parameterEdited, this, &MainWindow::onParameterEdited);
-        connect(panel, &ParameterPanel::valueAdjusted, this, [this](const QString&, const QString& m) { showNotice(m); });
+        connect(panel, &ParameterPanel::valueAdjusted, this,
+                [this](const QString&, const QString& m) { showNotice(m); });
         tabs.push_back(makeDock(this, group, panel, Qt::LeftDockWidgetArea));
     }
     bodiesDock_ = new BodiesDock(worker_, viewport_, this);
@@ -494,7 +503,8 @@ QWidget* MainWindow::buildSceneDock() {
     connect(reset, &QPushButton::clicked, actReset_, &QAction::trigger);
     auto* open = new QPushButton("Open JSON...", w);
     connect(open, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, "Open scene", sceneFolder(), "Scene (*.json)");
+        const QString path =
+            QFileDialog::getOpenFileName(this, "Open scene", sceneFolder(), "Scene (*.json)");
         if (!path.isEmpty())
             openSceneFile(path);
     });
@@ -537,12 +547,10 @@ void MainWindow::setRenderSettings(const render::RenderSettings& settings) {
 
 void MainWindow::syncViewActions() {
     const render::RenderSettings& s = viewport_->settings();
-    const std::pair<QAction*, bool> states[] = {{actParticlesOverlay_, s.showParticles},
-                                                {actSurfaceOverlay_, s.highlightSurface},
-                                                {actMeshOverlay_, s.showMesh},
-                                                {actBoundaryOverlay_, s.showBoundary},
-                                                {actOctreeOverlay_, s.showOctree()},
-                                                {actDiagnostic_, s.shading == render::Shading::Diagnostic}};
+    const std::pair<QAction*, bool> states[] = {
+        {actParticlesOverlay_, s.showParticles}, {actSurfaceOverlay_, s.highlightSurface},
+        {actMeshOverlay_, s.showMesh},           {actBoundaryOverlay_, s.showBoundary},
+        {actOctreeOverlay_, s.showOctree()},     {actDiagnostic_, s.shading == render::Shading::Diagnostic}};
     for (auto [a, on] : states) {
         const QSignalBlocker b(a);
         a->setChecked(on);
@@ -575,8 +583,9 @@ void MainWindow::loadScene(const std::string& scene) {
         if (isSceneFile(scene) || options_.factory == nullptr || scene.find('/') != std::string::npos) {
             showProblem(QString("Could not load %1: %2%3")
                             .arg(QString::fromStdString(scene), e.what(),
-                                 currentScene_.empty() ? QString()
-                                                       : " (still running " + QString::fromStdString(currentScene_) + ")"));
+                                 currentScene_.empty()
+                                     ? QString()
+                                     : " (still running " + QString::fromStdString(currentScene_) + ")"));
             return;
         }
     }
@@ -628,8 +637,9 @@ void MainWindow::applySavedParameters(double radius) {
     for (const ParameterInfo& p : parameterTable()) {
         if (p.name == "particleRadius")
             continue; // the resolution comes from the preset
-        const QString key = dependsOnResolution(p) ? "parameters/" + radiusKey(radius) + "/" + QString::fromStdString(p.name)
-                                                   : "parameters/" + QString::fromStdString(p.name);
+        const QString key = dependsOnResolution(p)
+                                ? "parameters/" + radiusKey(radius) + "/" + QString::fromStdString(p.name)
+                                : "parameters/" + QString::fromStdString(p.name);
         if (!s.contains(key))
             continue;
         worker_->setParameter(p.name, s.value(key).toDouble());
@@ -682,8 +692,9 @@ void MainWindow::onParameterEdited(const QString& name, double value) {
     worker_->setParameter(name.toStdString(), value);
     shownParameters_[name.toStdString()] = value;
     if (options_.persistSettings && info) // lengths under the radius the scene was loaded with
-        QSettings().setValue(dependsOnResolution(*info) ? "parameters/" + radiusKey(requestedRadius_) + "/" + name
-                                                        : "parameters/" + name,
+        QSettings().setValue(dependsOnResolution(*info)
+                                 ? "parameters/" + radiusKey(requestedRadius_) + "/" + name
+                                 : "parameters/" + name,
                              value);
     if (info && info->needsReset)
         statusBar()->showMessage(QString::fromStdString(info->label) + ": applies after reset", 4000);
@@ -777,7 +788,8 @@ void MainWindow::present(const PublishedFramePtr& frame) {
                               .arg(f.bodies.size()));
     timeLabel_->setText(QString("t = %1 s").arg(f.time, 0, 'f', 3));
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    if (now - lastStatsMs_ > 150 || !frame->playing) { // a table refresh per frame would cost more than the paint
+    if (now - lastStatsMs_ > 150 ||
+        !frame->playing) { // a table refresh per frame would cost more than the paint
         statsPanel_->update(f, frame->stepsPerSecond, frame->lastStepMs, frame->realTimeFactor);
         lastStatsMs_ = now;
     }

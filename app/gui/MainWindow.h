@@ -37,9 +37,9 @@ enum class ResolutionPreset {
 };
 
 struct MainWindowOptions {
-    ModelFactory factory;               ///< empty: defaultModelFactory()
-    std::string scene = "dam-break";    ///< loaded at start (empty: none)
-    bool restoreLastScene = false;      ///< with persistSettings: the last session's scene and preset
+    ModelFactory factory;            ///< empty: defaultModelFactory()
+    std::string scene = "dam-break"; ///< loaded at start (empty: none)
+    bool restoreLastScene = false;   ///< with persistSettings: the last session's scene and preset
     ResolutionPreset preset = ResolutionPreset::Interactive;
     std::vector<std::string> overrides; ///< name=value on top of the scene's parameters (win over presets)
     bool autoPlay = true;
@@ -77,8 +77,12 @@ public:
     ResolutionPreset preset() const { return preset_; }
     /// Forgets saved parameters and reloads the scene with its own values.
     void restoreDefaults();
-    class RecordingDock* recordingDock() const { return recordingDock_; }
-    class BodiesDock* bodiesDock() const { return bodiesDock_; }
+    class RecordingDock* recordingDock() const {
+        return recordingDock_;
+    }
+    class BodiesDock* bodiesDock() const {
+        return bodiesDock_;
+    }
     /// Folder the open dialog starts in (the built-in scenes).
     static QString sceneFolder();
 

@@ -21,7 +21,8 @@ OverlayPanel::OverlayPanel(QWidget* parent) : QWidget(parent) {
     shading_ = new QComboBox(this);
     shading_->setObjectName("overlay_shading");
     shading_->addItems({"Water", "Diagnostic (flat)"});
-    shading_->setToolTip("Water: sky reflection, tinted transmission, floor. Diagnostic: flat-lit translucent mesh (D)");
+    shading_->setToolTip(
+        "Water: sky reflection, tinted transmission, floor. Diagnostic: flat-lit translucent mesh (D)");
     form->addRow("Shading", shading_);
     connect(shading_, &QComboBox::currentIndexChanged, this, [this](int i) {
         settings_.shading = render::Shading(i);
@@ -85,7 +86,8 @@ OverlayPanel::OverlayPanel(QWidget* parent) : QWidget(parent) {
     maxDepth_->setRange(0, 31);
     octreeLayout->addRow("Min depth", minDepth_);
     octreeLayout->addRow("Max depth", maxDepth_);
-    addCheck("octreeDepthCue", "Depth cueing (far outlines fade)", &RenderSettings::octreeDepthCue, octreeLayout);
+    addCheck("octreeDepthCue", "Depth cueing (far outlines fade)", &RenderSettings::octreeDepthCue,
+             octreeLayout);
     connect(minDepth_, &QSpinBox::valueChanged, this, [this](int v) {
         settings_.octreeMinDepth = v;
         emit settingsChanged(settings_);

@@ -34,7 +34,8 @@ public:
 
 protected:
     StepEnabled stepEnabled() const override {
-        return StepEnabled((value() > lo_ ? StepDownEnabled : StepNone) | (value() < hi_ ? StepUpEnabled : StepNone));
+        return StepEnabled((value() > lo_ ? StepDownEnabled : StepNone) |
+                           (value() < hi_ ? StepUpEnabled : StepNone));
     }
 
 private:
@@ -42,12 +43,15 @@ private:
 };
 class RangeSpin : public QSpinBox {
 public:
-    RangeSpin(int lo, int hi, QWidget* parent) : QSpinBox(parent), lo_(lo), hi_(hi) { setRange(-int(kWide), int(kWide)); }
+    RangeSpin(int lo, int hi, QWidget* parent) : QSpinBox(parent), lo_(lo), hi_(hi) {
+        setRange(-int(kWide), int(kWide));
+    }
     void stepBy(int steps) override { setValue(std::clamp(value() + steps * singleStep(), lo_, hi_)); }
 
 protected:
     StepEnabled stepEnabled() const override {
-        return StepEnabled((value() > lo_ ? StepDownEnabled : StepNone) | (value() < hi_ ? StepUpEnabled : StepNone));
+        return StepEnabled((value() > lo_ ? StepDownEnabled : StepNone) |
+                           (value() < hi_ ? StepUpEnabled : StepNone));
     }
 
 private:

@@ -60,13 +60,12 @@ public:
 using ModelFactory = std::function<std::unique_ptr<SimulationModel>(
     const std::string& scene, const std::vector<std::string>& overrides)>;
 
-/// The factory the application uses: the core Simulation when it is linked, else the synthetic
-/// model for the scene name "synthetic" and an error for every other name.
+/// The factory the application uses: the core Simulation for a built-in scene name or a scene
+/// file; the name "synthetic" gives the deterministic SyntheticModel (GUI tests only, never offered
+/// as a scene).
 ModelFactory defaultModelFactory();
-/// True when octofluid was built with the core Simulation available.
-bool coreSimulationAvailable();
 
-/// Built-in scene names offered in the Scene dock.
+/// Built-in scene names (the core SceneLibrary's files), as offered in the Scene dock.
 const std::vector<std::string>& builtinSceneNames();
 
 } // namespace octo::app

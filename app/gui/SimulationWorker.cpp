@@ -247,13 +247,11 @@ void SimulationWorker::apply(const WorkerCommand& c) {
             dragWarned_ = true;
             break;
         }
-        if (c.type == T::BeginDrag)
-        {
+        if (c.type == T::BeginDrag) {
             if (c.value > 0.0)
                 model_->setDragResponseTime(c.value); // the Bodies dock's drag stiffness
             model_->beginDrag(c.id, c.a);
-        }
-        else if (c.type == T::DragTarget)
+        } else if (c.type == T::DragTarget)
             model_->setDragTarget(c.a);
         else
             model_->endDrag();
@@ -262,7 +260,7 @@ void SimulationWorker::apply(const WorkerCommand& c) {
     case T::Stir:
         if (!model_->supportsStir()) {
             if (!dragWarned_)
-                emit errorOccurred("the stir tool needs Simulation::stir (not in the core yet)");
+                emit errorOccurred("this model has no fluid to stir");
             dragWarned_ = true;
             break;
         }

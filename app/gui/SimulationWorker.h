@@ -71,8 +71,8 @@ struct PublishedFrame {
     uint64_t serial = 0; ///< increases with every publish
     std::string scene;
     bool playing = false;
-    double stepsPerSecond = 0.0;   ///< measured over ~0.5 s whenever the worker steps (any mode)
-    double realTimeFactor = 0.0;   ///< simulated seconds per wall-clock second, same window
+    double stepsPerSecond = 0.0; ///< measured over ~0.5 s whenever the worker steps (any mode)
+    double realTimeFactor = 0.0; ///< simulated seconds per wall-clock second, same window
     double lastStepMs = 0.0;
     bool dragSupported = false;
     bool bodiesSupported = false; ///< add / remove bodies

@@ -93,7 +93,8 @@ void StatsPanel::clear() {
     plot_->clear();
 }
 
-void StatsPanel::update(const FrameSnapshot& f, double stepsPerSecond, double lastStepMs, double realTimeFactor) {
+void StatsPanel::update(const FrameSnapshot& f, double stepsPerSecond, double lastStepMs,
+                        double realTimeFactor) {
     std::vector<std::pair<QString, QString>> rows;
     rows.emplace_back("t (s)", QString::number(f.time, 'f', 4));
     rows.emplace_back("step", QString::number(qulonglong(f.step)));
@@ -113,8 +114,8 @@ void StatsPanel::update(const FrameSnapshot& f, double stepsPerSecond, double la
     // Shares of the step: the paper's point is that Tode + Tmc stay small against Tps.
     // Tode and Tmc are per frame (one surface per frame): compare with the frame's physics.
     const double tpsFrame = f.stat("Tps frame ms", -1.0);
-    const double tps = tpsFrame > 0 ? tpsFrame : statByPrefix(f, "Tps", -1), tode = statByPrefix(f, "Tode", -1),
-                 tmc = statByPrefix(f, "Tmc", -1);
+    const double tps = tpsFrame > 0 ? tpsFrame : statByPrefix(f, "Tps", -1),
+                 tode = statByPrefix(f, "Tode", -1), tmc = statByPrefix(f, "Tmc", -1);
     if (tps > 0 && tode >= 0 && tmc >= 0) {
         const double total = tps + tode + tmc;
         rows.emplace_back("Tode share", QString::number(100.0 * tode / total, 'f', 1) + " %");

@@ -34,7 +34,8 @@ public:
     explicit StatsPanel(QWidget* parent = nullptr);
     /// Shows the snapshot's stats (plus steps/s and step time from the worker).
     /// realTimeFactor: simulated seconds per wall-clock second (< 0: not shown).
-    void update(const FrameSnapshot& frame, double stepsPerSecond, double lastStepMs, double realTimeFactor = -1.0);
+    void update(const FrameSnapshot& frame, double stepsPerSecond, double lastStepMs,
+                double realTimeFactor = -1.0);
     void clear();
     /// Displayed text for a statistic (tests), empty when absent.
     QString valueText(const QString& name) const;

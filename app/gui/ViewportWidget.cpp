@@ -3,11 +3,11 @@
 #include "render/Geometry.h"
 
 #include <QMouseEvent>
-#include <QPainter>
-#include <QPainterPath>
 #include <QOpenGLContext>
 #include <QOpenGLFramebufferObject>
 #include <QOpenGLFunctions>
+#include <QPainter>
+#include <QPainterPath>
 #include <QWheelEvent>
 #include <algorithm>
 #include <functional>
@@ -68,7 +68,8 @@ void ViewportWidget::paintGL() {
         renderer_.render(camera_, settings_, int(width() * dpr), int(height() * dpr));
         if (qEnvironmentVariableIsSet("OCTO_GL_FINISH"))
             context()->functions()->glFinish(); // profiling only
-        if (!qEnvironmentVariableIsSet("OCTO_NO_OVERLAY")) { // profiling: the 2D marks cost ~a third of a paint
+        if (!qEnvironmentVariableIsSet(
+                "OCTO_NO_OVERLAY")) { // profiling: the 2D marks cost ~a third of a paint
             QPainter painter(this);
             paintOverlay(painter, camera_, size());
         }
@@ -209,12 +210,15 @@ void ViewportWidget::mousePressEvent(QMouseEvent* e) {
 
 void ViewportWidget::emitStir(float scale) {
     const render::Ray ray = camera_.rayThroughPixel(float(stirPos_.x()), float(stirPos_.y()));
-    emit stirRequested(render::toEigen(ray.origin), render::toEigen(ray.dir), stirRadius_, stirStrength_ * scale);
+    emit stirRequested(render::toEigen(ray.origin), render::toEigen(ray.dir), stirRadius_,
+                       stirStrength_ * scale);
 }
 
 void ViewportWidget::setTool(Tool tool) {
     tool_ = tool;
-    setCursor(tool == Tool::Orbit ? Qt::ArrowCursor : tool == Tool::DragBody ? Qt::OpenHandCursor : Qt::CrossCursor);
+    setCursor(tool == Tool::Orbit      ? Qt::ArrowCursor
+              : tool == Tool::DragBody ? Qt::OpenHandCursor
+                                       : Qt::CrossCursor);
     update();
 }
 
@@ -281,8 +285,8 @@ void ViewportWidget::wheelEvent(QWheelEvent* e) {
 
 namespace {
 QColor qcolor(const glm::vec3& c, int alpha = 255) {
-    return QColor::fromRgbF(std::clamp(c.r, 0.0f, 1.0f), std::clamp(c.g, 0.0f, 1.0f), std::clamp(c.b, 0.0f, 1.0f),
-                            alpha / 255.0f);
+    return QColor::fromRgbF(std::clamp(c.r, 0.0f, 1.0f), std::clamp(c.g, 0.0f, 1.0f),
+                            std::clamp(c.b, 0.0f, 1.0f), alpha / 255.0f);
 }
 
 /// A translucent dark plate behind overlay text, so it reads on sky, water and floor alike.
@@ -314,9 +318,10 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
 
     // Play state and tool, top left.
     static const char* toolNames[] = {"Orbit", "Drag body", "Stir"};
-    const QString state = QString("%1   Tool: %2")
-                              .arg(playing ? QString::fromUtf8("\u25B6 Playing") : QString::fromUtf8("\u275A\u275A Paused"))
-                              .arg(toolNames[int(tool_)]);
+    const QString state =
+        QString("%1   Tool: %2")
+            .arg(playing ? QString::fromUtf8("\u25B6 Playing") : QString::fromUtf8("\u275A\u275A Paused"))
+            .arg(toolNames[int(tool_)]);
     QRectF badge(8, 8, fm.horizontalAdvance(state) + 16, fm.height() + 8);
     plate(painter, badge);
     painter.setPen(playing ? QColor(170, 240, 170) : QColor(255, 210, 120));
@@ -335,7 +340,8 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
                                      .arg(b.density, 0, 'f', 0)
                                      .arg(b.density / std::max(settings_.restDensity, 1e-6f), 0, 'f', 2)
                                      .arg(b.kinematic ? ", kinematic" : "");
-            QRectF r(at->x() + 10, at->y() - fm.height() - 6, fm.horizontalAdvance(text) + 24, fm.height() + 6);
+            QRectF r(at->x() + 10, at->y() - fm.height() - 6, fm.horizontalAdvance(text) + 24,
+                     fm.height() + 6);
             plate(painter, r);
             painter.setBrush(b.kinematic ? QColor(150, 150, 160) : qcolor(render::bodyColor(int(i))));
             painter.drawEllipse(QRectF(r.left() + 6, r.center().y() - 5, 10, 10));
@@ -364,8 +370,8 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
             }
         }
         if (const QString note = overlayNote(); !note.isEmpty()) {
-            QRectF r((size.width() - fm.horizontalAdvance(note)) / 2.0 - 10, 8, fm.horizontalAdvance(note) + 20,
-                     fm.height() + 10);
+            QRectF r((size.width() - fm.horizontalAdvance(note)) / 2.0 - 10, 8,
+                     fm.horizontalAdvance(note) + 20, fm.height() + 10);
             plate(painter, r);
             painter.setPen(QColor(255, 200, 110));
             painter.drawText(r, Qt::AlignCenter, note);
@@ -375,7 +381,8 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
     // Stir: the ring of fluid the cursor pushes, sized at the camera target's depth.
     if (onScreen && tool_ == Tool::Stir && (stirring_ || hover_)) {
         const QPointF c = stirring_ ? stirPos_ : *hover_;
-        const float pixels = stirRadius_ / (cam.distance * std::tan(0.5f * cam.fovYRad)) * 0.5f * float(size.height());
+        const float pixels =
+            stirRadius_ / (cam.distance * std::tan(0.5f * cam.fovYRad)) * 0.5f * float(size.height());
         painter.setPen(QPen(QColor(255, 255, 255, 220), 1.5));
         painter.setBrush(stirring_ ? QColor(120, 200, 255, 60) : QColor(0, 0, 0, 0));
         painter.drawEllipse(c, pixels, pixels);
@@ -410,19 +417,30 @@ void ViewportWidget::paintLegend(QPainter& painter, QSize size) const {
         case render::ColorMode::Uniform:
             break;
         case render::ColorMode::Velocity:
-            blocks.push_back({"Particle speed |v|", render::waterRamp, "0",
-                              QString("%1 m/s").arg(settings_.velocityMax, 0, 'g', 3), {}});
+            blocks.push_back({"Particle speed |v|",
+                              render::waterRamp,
+                              "0",
+                              QString("%1 m/s").arg(settings_.velocityMax, 0, 'g', 3),
+                              {}});
             break;
         case render::ColorMode::Density:
-            blocks.push_back({QString::fromUtf8("Density \u03C1 / \u03C10"), render::colorRamp, "0.95", "1.05", {}});
+            blocks.push_back(
+                {QString::fromUtf8("Density \u03C1 / \u03C10"), render::colorRamp, "0.95", "1.05", {}});
             break;
         case render::ColorMode::Lambda:
-            blocks.push_back(
-                {QString::fromUtf8("\u03BBmin of Marrone's L (surface < \u03BBmin)"), render::colorRamp, "0", "1", {}});
+            blocks.push_back({QString::fromUtf8("\u03BBmin of Marrone's L (surface < \u03BBmin)"),
+                              render::colorRamp,
+                              "0",
+                              "1",
+                              {}});
             break;
         case render::ColorMode::SurfaceFlag:
-            blocks.push_back({"Surface flag", {}, {}, {}, {{QColor::fromRgbF(0.95, 0.85, 0.3), "surface"},
-                                                          {QColor::fromRgbF(0.2, 0.35, 0.75), "inside"}}});
+            blocks.push_back({"Surface flag",
+                              {},
+                              {},
+                              {},
+                              {{QColor::fromRgbF(0.95, 0.85, 0.3), "surface"},
+                               {QColor::fromRgbF(0.2, 0.35, 0.75), "inside"}}});
             break;
         }
     }
@@ -442,7 +460,9 @@ void ViewportWidget::paintLegend(QPainter& painter, QSize size) const {
         for (int d = lo; d <= hi; ++d) {
             const bool shown = d >= settings_.octreeMinDepth && d <= settings_.octreeMaxDepth;
             b.swatches.push_back({qcolor(render::octreeDepthColor(d, lo, hi), shown ? 255 : 70),
-                                  QString("%1  (%2 mm)%3").arg(d).arg(edges[d - lo] * 1000.0f, 0, 'g', 3)
+                                  QString("%1  (%2 mm)%3")
+                                      .arg(d)
+                                      .arg(edges[d - lo] * 1000.0f, 0, 'g', 3)
                                       .arg(shown ? "" : "  hidden")});
         }
         QStringList classes;
@@ -482,7 +502,8 @@ void ViewportWidget::paintLegend(QPainter& painter, QSize size) const {
             y += 14;
             painter.setPen(QColor(210, 214, 222));
             painter.drawText(QPointF(panel.left() + 8, y + fm.ascent()), b.from);
-            painter.drawText(QPointF(panel.left() + 8 + barW - fm.horizontalAdvance(b.to), y + fm.ascent()), b.to);
+            painter.drawText(QPointF(panel.left() + 8 + barW - fm.horizontalAdvance(b.to), y + fm.ascent()),
+                             b.to);
             y += line;
         }
         for (const auto& [color, text] : b.swatches) {

@@ -95,9 +95,9 @@ private:
     Aabb framedDomain_; ///< container the camera was last framed on
     float stirRadius_ = 0.1f, stirStrength_ = 15.0f;
     QPointF stirPos_;
-    uint64_t stirStep_ = 0; ///< step of the last stir push
+    uint64_t stirStep_ = 0;                            ///< step of the last stir push
     glm::vec3 dragBodyPoint_{0.0f}, dragTarget_{0.0f}; ///< grab point (body space), cursor target
-    bool cameraTouched_ = false; ///< orbit/pan/zoom since the last resetCamera()
+    bool cameraTouched_ = false;                       ///< orbit/pan/zoom since the last resetCamera()
     bool glReady_ = false;
     QString glError_;
     QPoint lastMouse_;

@@ -28,9 +28,10 @@ int main(int argc, char** argv) {
             // --help needs no window: let Qt print it without a display.
             setenv("QT_QPA_PLATFORM", "offscreen", 1);
         } else {
-            std::fprintf(stderr, "octofluid: no display (DISPLAY is not set). Run it under Xvfb:\n"
-                                 "  xvfb-run -a -s \"-screen 0 1280x1024x24\" %s %s\n"
-                                 "or use the headless tool: octofluid-cli run --scene dam-break --frames 60\n",
+            std::fprintf(stderr,
+                         "octofluid: no display (DISPLAY is not set). Run it under Xvfb:\n"
+                         "  xvfb-run -a -s \"-screen 0 1280x1024x24\" %s %s\n"
+                         "or use the headless tool: octofluid-cli run --scene dam-break --frames 60\n",
                          argv[0], argc > 1 ? "..." : "--scene dam-break");
             return 1;
         }
@@ -49,11 +50,13 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription(
         "PCISPH fluid with rigid bodies and adaptive-octree surface reconstruction.");
     parser.addHelpOption();
-    parser.addOption({"scene", "Built-in scene name or scene .json file (default: the last session's, else dam-break).",
-                      "name", "dam-break"});
-    parser.addOption({"preset",
-                      "Resolution: interactive (<= 9 k particles, default), paper (the scene file's r), high (2x paper).",
-                      "name", "interactive"});
+    parser.addOption(
+        {"scene", "Built-in scene name or scene .json file (default: the last session's, else dam-break).",
+         "name", "dam-break"});
+    parser.addOption(
+        {"preset",
+         "Resolution: interactive (<= 9 k particles, default), paper (the scene file's r), high (2x paper).",
+         "name", "interactive"});
     parser.addOption({"set", "Parameter override name=value (repeatable).", "name=value"});
     parser.addOption(
         {"overlay", "Comma list: particles, surface-particles, mesh, octree, boundary, ...", "list"});
@@ -82,7 +85,8 @@ int main(int argc, char** argv) {
     else if (preset == "high")
         options.preset = octo::app::ResolutionPreset::High;
     else {
-        std::fprintf(stderr, "octofluid: --preset expects interactive, paper or high, got '%s'\n", qPrintable(preset));
+        std::fprintf(stderr, "octofluid: --preset expects interactive, paper or high, got '%s'\n",
+                     qPrintable(preset));
         return 2;
     }
     for (const QString& s : parser.values("set"))

@@ -9,8 +9,8 @@ namespace octo {
 namespace {
 using K = ParameterInfo::Kind;
 
-ParameterInfo real(std::string name, std::string group, std::string label, std::string unit, double lo, double hi,
-                   double def, bool reset, std::string desc) {
+ParameterInfo real(std::string name, std::string group, std::string label, std::string unit, double lo,
+                   double hi, double def, bool reset, std::string desc) {
     ParameterInfo p;
     p.name = std::move(name);
     p.group = std::move(group);
@@ -23,21 +23,23 @@ ParameterInfo real(std::string name, std::string group, std::string label, std::
     p.description = std::move(desc);
     return p;
 }
-ParameterInfo integer(std::string name, std::string group, std::string label, double lo, double hi, double def,
-                      bool reset, std::string desc) {
-    ParameterInfo p = real(std::move(name), std::move(group), std::move(label), "1", lo, hi, def, reset, std::move(desc));
+ParameterInfo integer(std::string name, std::string group, std::string label, double lo, double hi,
+                      double def, bool reset, std::string desc) {
+    ParameterInfo p =
+        real(std::move(name), std::move(group), std::move(label), "1", lo, hi, def, reset, std::move(desc));
     p.kind = K::Integer;
     return p;
 }
 ParameterInfo boolean(std::string name, std::string group, std::string label, bool def, std::string desc) {
-    ParameterInfo p = real(std::move(name), std::move(group), std::move(label), "", 0, 1, def ? 1 : 0, false, std::move(desc));
+    ParameterInfo p = real(std::move(name), std::move(group), std::move(label), "", 0, 1, def ? 1 : 0, false,
+                           std::move(desc));
     p.kind = K::Boolean;
     return p;
 }
-ParameterInfo choice(std::string name, std::string group, std::string label, std::vector<std::string> choices, int def,
-                     std::string desc) {
-    ParameterInfo p = real(std::move(name), std::move(group), std::move(label), "", 0, double(choices.size() - 1), def,
-                           false, std::move(desc));
+ParameterInfo choice(std::string name, std::string group, std::string label, std::vector<std::string> choices,
+                     int def, std::string desc) {
+    ParameterInfo p = real(std::move(name), std::move(group), std::move(label), "", 0,
+                           double(choices.size() - 1), def, false, std::move(desc));
     p.kind = K::Choice;
     p.choices = std::move(choices);
     return p;
@@ -48,23 +50,30 @@ std::vector<ParameterInfo> makeTable() {
         // --- Solver: PCISPH (Solenthaler & Pajarola 2009) ---
         real("particleRadius", "Solver", "Particle radius r", "m", 1e-4, 0.2, 0.01, true,
              "Fluid particle radius; rest spacing d0 = 2r, support h = 4r."),
-        real("restDensity", "Solver", "Rest density rho0", "kg/m^3", 100, 20000, 1000, true, "Fluid rest density."),
+        real("restDensity", "Solver", "Rest density rho0", "kg/m^3", 100, 20000, 1000, true,
+             "Fluid rest density."),
         real("densityErrorTolerance", "Solver", "Density error eta", "1", 1e-4, 0.1, 0.01, false,
              "PCISPH iterates until the maximum density error is below this fraction."),
-        integer("minIterations", "Solver", "Min iterations", 1, 50, 3, false, "Minimum PCISPH corrections per step."),
-        integer("maxIterations", "Solver", "Max iterations", 3, 1000, 50, false, "Maximum PCISPH corrections per step."),
-        real("timeStepMin", "Solver", "dt min", "s", 1e-7, 0.01, 1e-5, false, "Lower bound of the adaptive time step."),
-        real("timeStepMax", "Solver", "dt max", "s", 1e-5, 0.05, 0.005, false, "Upper bound of the adaptive time step."),
+        integer("minIterations", "Solver", "Min iterations", 1, 50, 3, false,
+                "Minimum PCISPH corrections per step."),
+        integer("maxIterations", "Solver", "Max iterations", 3, 1000, 50, false,
+                "Maximum PCISPH corrections per step."),
+        real("timeStepMin", "Solver", "dt min", "s", 1e-7, 0.01, 1e-5, false,
+             "Lower bound of the adaptive time step."),
+        real("timeStepMax", "Solver", "dt max", "s", 1e-5, 0.05, 0.005, false,
+             "Upper bound of the adaptive time step."),
         real("cflFactor", "Solver", "CFL factor", "1", 0.01, 1.0, 0.4, false, "dt <= cfl * 2r / max|v|."),
         real("viscosity", "Solver", "Viscosity alpha", "1", 0.0, 1.0, 0.01, false,
              "Monaghan's artificial viscosity alpha: nu = 2 alpha h c / (rho_i + rho_j); dissipative only."),
         real("boundaryFriction", "Boundary", "Boundary viscosity sigma", "1", 0.0, 1.0, 0.05, false,
-             "Akinci 2012 boundary viscosity sigma (eq. 11, nu_b = sigma h c / (2 rho_i)): friction of the fluid "
+             "Akinci 2012 boundary viscosity sigma (eq. 11, nu_b = sigma h c / (2 rho_i)): friction of the "
+             "fluid "
              "on walls and bodies."),
         integer("boundaryLayers", "Boundary", "Wall layers", 1, 4, 2, true,
                 "Layers of boundary particles (spacing 2r) sampling the container walls."),
         real("gravityX", "Solver", "Gravity x", "m/s^2", -100, 100, 0.0, false, "Gravity, x component."),
-        real("gravityY", "Solver", "Gravity y", "m/s^2", -100, 100, -9.81, false, "Gravity, y component (up is +y)."),
+        real("gravityY", "Solver", "Gravity y", "m/s^2", -100, 100, -9.81, false,
+             "Gravity, y component (up is +y)."),
         real("gravityZ", "Solver", "Gravity z", "m/s^2", -100, 100, 0.0, false, "Gravity, z component."),
 
         // --- Forces beyond the paper's PCISPH: surface tension and adhesion (Akinci 2013), vorticity
@@ -73,21 +82,26 @@ std::vector<ParameterInfo> makeTable() {
              "Akinci 2013 cohesion + curvature coefficient; pulls the fluid into round drops (0 = off)."),
         real("adhesion", "Boundary", "Adhesion beta", "1", 0.0, 200.0, 0.0, false,
              "Akinci 2013 adhesion coefficient between fluid and walls / bodies (0 = off)."),
-        real("vorticityConfinement", "Solver", "Vorticity confinement eps", "1", 0.0, 2.0, 0.0, false,
-             "Puts back vortices lost to smoothing: fraction of the centripetal acceleration at h (0 = off)."),
+        real(
+            "vorticityConfinement", "Solver", "Vorticity confinement eps", "1", 0.0, 2.0, 0.0, false,
+            "Puts back vortices lost to smoothing: fraction of the centripetal acceleration at h (0 = off)."),
 
         // --- Surface: detection (Marrone 2010), octree (Shao 2016), distance field (Solenthaler 2007) ---
-        boolean("surfaceEnabled", "Surface", "Reconstruct surface", true, "Rebuild the surface mesh once per simulated frame."),
+        boolean("surfaceEnabled", "Surface", "Reconstruct surface", true,
+                "Rebuild the surface mesh once per simulated frame."),
         choice("surfaceMethod", "Surface", "Method", {"octree", "uniform", "narrow", "sparse"}, 0,
                "Which corner set gets distance values: adaptive octree or a baseline."),
-        real("lambdaMin", "Surface", "lambda min", "1", 0.0, 1.0, 0.75, false,
-             "A particle is a surface particle when the smallest eigenvalue of its L matrix is <= lambdaMin."),
+        real(
+            "lambdaMin", "Surface", "lambda min", "1", 0.0, 1.0, 0.75, false,
+            "A particle is a surface particle when the smallest eigenvalue of its L matrix is <= lambdaMin."),
         real("leafSize", "Surface", "Leaf edge L", "m", 0.0, 1.0, 0.0, false,
              "Octree leaf / grid cell edge; 0 = automatic 2r/sqrt(3) (thin sheets stay hole-free)."),
         real("kernelRadiusFactor", "Surface", "R / r", "1", 1.0, 10.0, 4.0, false,
              "Distance-field kernel radius R in units of the particle radius."),
-        real("tLow", "Surface", "t_low", "1", 0.0, 10.0, 0.4, false, "Solenthaler f: no radius shrink below this EVmax."),
-        real("tHigh", "Surface", "t_high", "1", 0.0, 20.0, 3.5, false, "Solenthaler f: full radius shrink above this EVmax."),
+        real("tLow", "Surface", "t_low", "1", 0.0, 10.0, 0.4, false,
+             "Solenthaler f: no radius shrink below this EVmax."),
+        real("tHigh", "Surface", "t_high", "1", 0.0, 20.0, 3.5, false,
+             "Solenthaler f: full radius shrink above this EVmax."),
         real("surfaceSEnlargement", "Surface", "S enlargement l / R", "1", 0.1, 1.0, 1.0, false,
              "Octree S-set enlargement l in units of R (paper: 1); smaller keeps a thinner band of cells."),
     };
@@ -107,31 +121,36 @@ const std::vector<ParameterInfo>& parameterTable() {
 
 const ParameterInfo* findParameter(const std::string& name) {
     for (const auto& p : parameterTable())
-        if (p.name == name) return &p;
+        if (p.name == name)
+            return &p;
     return nullptr;
 }
 
 ParameterSet::ParameterSet() {
-    for (const auto& p : parameterTable()) values_[p.name] = p.defaultValue;
+    for (const auto& p : parameterTable())
+        values_[p.name] = p.defaultValue;
 }
 
 std::string ParameterSet::rangeText(const ParameterInfo& info) {
     std::ostringstream s;
     if (info.kind == K::Choice) {
         s << "one of ";
-        for (size_t i = 0; i < info.choices.size(); ++i) s << (i ? "|" : "") << info.choices[i];
+        for (size_t i = 0; i < info.choices.size(); ++i)
+            s << (i ? "|" : "") << info.choices[i];
     } else if (info.kind == K::Boolean) {
         s << "true|false";
     } else {
         s << "[" << info.minValue << ", " << info.maxValue << "]";
-        if (!info.unit.empty() && info.unit != "1") s << " " << info.unit;
+        if (!info.unit.empty() && info.unit != "1")
+            s << " " << info.unit;
     }
     return s.str();
 }
 
 void ParameterSet::set(const std::string& name, double value) {
     const ParameterInfo* info = findParameter(name);
-    if (!info) throw ParameterError("unknown parameter '" + name + "'");
+    if (!info)
+        throw ParameterError("unknown parameter '" + name + "'");
     const bool integral = info->kind != K::Real;
     if (!std::isfinite(value) || value < info->minValue || value > info->maxValue ||
         (integral && value != std::floor(value))) {
@@ -144,19 +163,24 @@ void ParameterSet::set(const std::string& name, double value) {
 
 void ParameterSet::setFromString(const std::string& name, const std::string& text) {
     const ParameterInfo* info = findParameter(name);
-    if (!info) throw ParameterError("unknown parameter '" + name + "'");
+    if (!info)
+        throw ParameterError("unknown parameter '" + name + "'");
     if (info->kind == K::Choice) {
         for (size_t i = 0; i < info->choices.size(); ++i)
-            if (info->choices[i] == text) return set(name, double(i));
+            if (info->choices[i] == text)
+                return set(name, double(i));
     }
     if (info->kind == K::Boolean) {
-        if (text == "true" || text == "on" || text == "yes") return set(name, 1.0);
-        if (text == "false" || text == "off" || text == "no") return set(name, 0.0);
+        if (text == "true" || text == "on" || text == "yes")
+            return set(name, 1.0);
+        if (text == "false" || text == "off" || text == "no")
+            return set(name, 0.0);
     }
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
     if (text.empty() || end == text.c_str() || *end != '\0')
-        throw ParameterError("parameter '" + name + "': cannot read '" + text + "', expected " + rangeText(*info));
+        throw ParameterError("parameter '" + name + "': cannot read '" + text + "', expected " +
+                             rangeText(*info));
     set(name, v);
 }
 
@@ -192,13 +216,15 @@ void ParameterSet::setConsistent(const std::string& name, double value) {
 
 double ParameterSet::get(const std::string& name) const {
     auto it = values_.find(name);
-    if (it == values_.end()) throw ParameterError("unknown parameter '" + name + "'");
+    if (it == values_.end())
+        throw ParameterError("unknown parameter '" + name + "'");
     return it->second;
 }
 
 std::string ParameterSet::choice(const std::string& name) const {
     const ParameterInfo* info = findParameter(name);
-    if (!info || info->kind != K::Choice) throw ParameterError("parameter '" + name + "' is not a choice");
+    if (!info || info->kind != K::Choice)
+        throw ParameterError("parameter '" + name + "' is not a choice");
     return info->choices.at(size_t(get(name)));
 }
 

@@ -33,7 +33,9 @@ struct Aabb {
     }
     Vec3f extent() const { return max - min; }
     Vec3f center() const { return 0.5f * (min + max); }
-    bool contains(const Vec3f& p) const { return (p.array() >= min.array()).all() && (p.array() <= max.array()).all(); }
+    bool contains(const Vec3f& p) const {
+        return (p.array() >= min.array()).all() && (p.array() <= max.array()).all();
+    }
     Aabb enlarged(float margin) const { return {min.array() - margin, max.array() + margin}; }
 };
 

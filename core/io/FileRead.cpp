@@ -26,7 +26,8 @@ std::string readRegularFile(const std::string& path, uint64_t maxBytes, const st
     if (ec || !fs::exists(st))
         throw FileFormatError(path + ": cannot open " + what + " (no such file)");
     if (!fs::is_regular_file(st))
-        throw FileFormatError(path + ": not a regular file (a device, pipe or directory cannot be a " + what + ")");
+        throw FileFormatError(path + ": not a regular file (a device, pipe or directory cannot be a " + what +
+                              ")");
     const uintmax_t size = fs::file_size(path, ec);
     if (ec)
         throw FileFormatError(path + ": cannot read the size of the " + what + ": " + ec.message());

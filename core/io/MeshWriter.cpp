@@ -52,7 +52,8 @@ void writeMeshPly(const std::string& path, const TriangleMesh& mesh) {
     PlyElementSpec vertex{"vertex", mesh.vertices.size(), {"float x", "float y", "float z"}};
     if (normals)
         vertex.properties.insert(vertex.properties.end(), {"float nx", "float ny", "float nz"});
-    BinaryPlyWriter w(path, "octofluid surface", {vertex, {"face", mesh.triangles.size(), {"list uchar int vertex_indices"}}});
+    BinaryPlyWriter w(path, "octofluid surface",
+                      {vertex, {"face", mesh.triangles.size(), {"list uchar int vertex_indices"}}});
     for (size_t i = 0; i < mesh.vertices.size(); ++i) {
         for (int a = 0; a < 3; ++a)
             w.putFloat(mesh.vertices[i][a]);

@@ -269,7 +269,8 @@ ParticleData readPly(const std::string& path, const std::string& buf) {
         fail(path, "PLY vertex element lacks x, y or z");
     for (int k : {ix, iy, iz, ivx, ivy, ivz})
         if (k >= 0 && vertex.props[size_t(k)].list)
-            fail(path, "PLY vertex property '" + vertex.props[size_t(k)].name + "' is a list, expected a number");
+            fail(path,
+                 "PLY vertex property '" + vertex.props[size_t(k)].name + "' is a list, expected a number");
     const bool vel = ivx >= 0 && ivy >= 0 && ivz >= 0;
 
     ParticleData data;

@@ -16,8 +16,8 @@ public:
 
 struct ParticleData {
     std::vector<Vec3f> positions;
-    std::vector<Vec3f> velocities;                      ///< empty or one per particle
-    std::map<std::string, std::vector<float>> scalars;  ///< e.g. "density", "pressure"
+    std::vector<Vec3f> velocities;                     ///< empty or one per particle
+    std::map<std::string, std::vector<float>> scalars; ///< e.g. "density", "pressure"
 };
 
 /// Reads .ply (ascii / binary_little_endian / binary_big_endian) or legacy .vtk (POINTS).

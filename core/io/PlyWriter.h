@@ -18,7 +18,8 @@ struct PlyElementSpec {
 class BinaryPlyWriter {
 public:
     /// Opens `path` and writes the header. Throws std::runtime_error naming the path.
-    BinaryPlyWriter(const std::string& path, const std::string& comment, const std::vector<PlyElementSpec>& elements);
+    BinaryPlyWriter(const std::string& path, const std::string& comment,
+                    const std::vector<PlyElementSpec>& elements);
     void putFloat(float v);
     void putUint32(uint32_t v);
     void putUint8(uint8_t v) { out_.push_back(char(v)); }

@@ -22,7 +22,8 @@ public:
 
     JsonFields(const json& object, std::string path, const std::string& source)
         : obj_(object), path_(std::move(path)), source_(source) {
-        if (!obj_.is_object()) fail(path_.empty() ? "the scene must be a JSON object" : "expected an object");
+        if (!obj_.is_object())
+            fail(path_.empty() ? "the scene must be a JSON object" : "expected an object");
     }
     [[noreturn]] void fail(const std::string& what, const std::string& field = "") const {
         const std::string f = field.empty() ? path_ : join(field);
@@ -32,51 +33,64 @@ public:
     std::string join(const std::string& field) const { return path_.empty() ? field : path_ + "." + field; }
     bool has(const std::string& field) const { return obj_.contains(field); }
     const json& at(const std::string& field) const {
-        if (!obj_.contains(field)) fail("missing required field '" + join(field) + "'", "");
+        if (!obj_.contains(field))
+            fail("missing required field '" + join(field) + "'", "");
         return obj_.at(field);
     }
     double number(const std::string& field, bool positive = false) const {
         const json& v = at(field);
-        if (!v.is_number()) fail("expected a number, got " + std::string(v.type_name()), field);
+        if (!v.is_number())
+            fail("expected a number, got " + std::string(v.type_name()), field);
         const double d = v.get<double>();
-        if (!std::isfinite(d) || (positive && !(d > 0.0))) fail("expected a positive number", field);
-        if (std::abs(d) > kMaxMagnitude) fail("number out of range (|x| <= 1e30)", field);
+        if (!std::isfinite(d) || (positive && !(d > 0.0)))
+            fail("expected a positive number", field);
+        if (std::abs(d) > kMaxMagnitude)
+            fail("number out of range (|x| <= 1e30)", field);
         return d;
     }
     double number(const std::string& field, double fallback, bool positive) const {
         return has(field) ? number(field, positive) : fallback;
     }
     bool boolean(const std::string& field, bool fallback) const {
-        if (!has(field)) return fallback;
-        if (!obj_.at(field).is_boolean()) fail("expected true or false", field);
+        if (!has(field))
+            return fallback;
+        if (!obj_.at(field).is_boolean())
+            fail("expected true or false", field);
         return obj_.at(field).get<bool>();
     }
     std::string string(const std::string& field) const {
         const json& v = at(field);
-        if (!v.is_string()) fail("expected a string, got " + std::string(v.type_name()), field);
+        if (!v.is_string())
+            fail("expected a string, got " + std::string(v.type_name()), field);
         return v.get<std::string>();
     }
     std::string string(const std::string& field, const std::string& fallback) const {
         return has(field) ? string(field) : fallback;
     }
     static bool isVec3(const json& v) {
-        if (!v.is_array() || v.size() != 3) return false;
+        if (!v.is_array() || v.size() != 3)
+            return false;
         for (const auto& c : v)
-            if (!c.is_number() || !std::isfinite(c.get<double>()) || std::abs(c.get<double>()) > kMaxMagnitude)
+            if (!c.is_number() || !std::isfinite(c.get<double>()) ||
+                std::abs(c.get<double>()) > kMaxMagnitude)
                 return false;
         return true;
     }
     static Vec3f toVec3(const json& v) { return {v[0].get<float>(), v[1].get<float>(), v[2].get<float>()}; }
     Vec3f vec3(const std::string& field) const {
         const json& v = at(field);
-        if (!isVec3(v)) fail("expected an array of 3 numbers, all finite (|x| <= 1e30)", field);
+        if (!isVec3(v))
+            fail("expected an array of 3 numbers, all finite (|x| <= 1e30)", field);
         return toVec3(v);
     }
-    Vec3f vec3(const std::string& field, const Vec3f& fallback) const { return has(field) ? vec3(field) : fallback; }
+    Vec3f vec3(const std::string& field, const Vec3f& fallback) const {
+        return has(field) ? vec3(field) : fallback;
+    }
     /// A box from "min" and "max"; max must exceed min in every coordinate.
     Aabb box() const {
         const Aabb b(vec3("min"), vec3("max"));
-        if (!((b.max.array() > b.min.array()).all())) fail("'max' must exceed 'min' in every coordinate");
+        if (!((b.max.array() > b.min.array()).all()))
+            fail("'max' must exceed 'min' in every coordinate");
         return b;
     }
     void onlyKnown(std::initializer_list<const char*> known) const {
@@ -84,7 +98,8 @@ public:
         for (const auto& [key, value] : obj_.items())
             if (!k.count(key)) {
                 std::string list;
-                for (const char* s : known) list += (list.empty() ? "" : ", ") + std::string(s);
+                for (const char* s : known)
+                    list += (list.empty() ? "" : ", ") + std::string(s);
                 fail("unknown field (known: " + list + ")", key);
             }
     }

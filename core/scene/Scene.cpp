@@ -1,9 +1,9 @@
 #include "scene/Scene.h"
 
 #include "common/Parameters.h"
-#include "scene/JsonFields.h"
 #include "io/FileRead.h"
 #include "io/ParticleIo.h"
+#include "scene/JsonFields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -128,7 +128,8 @@ size_t SceneDescription::estimateParticleCount(float r) const {
     }
     for (const FluidSphere& s : fluidSpheres)
         n += size_t(4.0 / 3.0 * std::numbers::pi * std::pow(double(s.radius / d0), 3.0)) + 1;
-    for (const FluidMesh& m : fluidMeshes) n += size_t(m.volume / double(d0 * d0 * d0)) + 1;
+    for (const FluidMesh& m : fluidMeshes)
+        n += size_t(m.volume / double(d0 * d0 * d0)) + 1;
     return n;
 }
 
@@ -141,7 +142,8 @@ void SceneDescription::validate() const {
     for (size_t i = 0; i < fluidMeshes.size(); ++i) {
         const Aabb b = fluidMeshBounds(fluidMeshes[i]);
         if (!container.enlarged(1e-5f).contains(b.min) || !container.enlarged(1e-5f).contains(b.max))
-            throw SceneError(src + ": field 'fluidMeshes[" + std::to_string(i) + "]': the mesh must lie inside the container");
+            throw SceneError(src + ": field 'fluidMeshes[" + std::to_string(i) +
+                             "]': the mesh must lie inside the container");
     }
     if (fluidBoxes.empty() && fluidSpheres.empty() && fluidMeshes.empty())
         throw SceneError(src + ": the scene has no fluid (give 'fluidBoxes' or 'fluidSpheres')");
@@ -218,12 +220,14 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
     }
     if (top.has("fluidMeshes")) {
         const json& arr = top.at("fluidMeshes");
-        if (!arr.is_array()) top.fail("expected an array of meshes", "fluidMeshes");
+        if (!arr.is_array())
+            top.fail("expected an array of meshes", "fluidMeshes");
         for (size_t i = 0; i < arr.size(); ++i) {
             const Reader b(arr[i], "fluidMeshes[" + std::to_string(i) + "]", sourceName);
             b.onlyKnown({"mesh", "position", "scale", "velocity", "spacing"});
             FluidMesh m;
-            if (!b.at("mesh").is_string()) b.fail("expected a path string", "mesh");
+            if (!b.at("mesh").is_string())
+                b.fail("expected a path string", "mesh");
             try {
                 m.meshPath = resolveMeshPath(b.at("mesh").get<std::string>(), sourceName);
                 m.position = b.vec3("position");
@@ -238,7 +242,8 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
             if (b.has("spacing")) {
                 const double sp = b.number("spacing", true);
                 if (std::abs(sp - 2.0 * s.particleRadius) > 1e-6 * sp)
-                    b.fail("must equal 2 * particleRadius (the fluid lattice spacing), or be left out", "spacing");
+                    b.fail("must equal 2 * particleRadius (the fluid lattice spacing), or be left out",
+                           "spacing");
             }
             s.fluidMeshes.push_back(std::move(m));
         }

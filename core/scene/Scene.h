@@ -4,8 +4,8 @@
 #include "common/Types.h"
 #include "scene/SceneBodies.h"
 
-#include <stdexcept>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,7 +38,7 @@ struct SceneDescription {
     Aabb container{Vec3f::Zero(), Vec3f::Ones()}; // closed box of boundary particles around the fluid
     std::vector<FluidBox> fluidBoxes;
     std::vector<FluidSphere> fluidSpheres;
-    std::vector<FluidMesh> fluidMeshes; ///< closed OBJ interiors sampled as fluid (SceneBodies.h)
+    std::vector<FluidMesh> fluidMeshes;        ///< closed OBJ interiors sampled as fluid (SceneBodies.h)
     Vec3f gravity = Vec3f(0.0f, -9.81f, 0.0f); // m/s^2
     double endTime = 5.0;                      // s, simulated
     double fps = 60.0;                         // frames per simulated second

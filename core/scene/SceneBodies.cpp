@@ -19,7 +19,6 @@
 #include <set>
 #include <sstream>
 
-
 namespace octo {
 
 using json = nlohmann::json;
@@ -35,11 +34,14 @@ Quatf parseOrientation(const Fields& b) {
     if (o.is_array() && o.size() == 4) {
         Eigen::Vector4d q;
         for (int i = 0; i < 4; ++i) {
-            if (!o[size_t(i)].is_number()) b.fail("expected a quaternion [w, x, y, z] of numbers", field);
+            if (!o[size_t(i)].is_number())
+                b.fail("expected a quaternion [w, x, y, z] of numbers", field);
             q[i] = o[size_t(i)].get<double>();
-            if (std::abs(q[i]) > Fields::kMaxMagnitude) b.fail("quaternion component out of range (|x| <= 1e30)", field);
+            if (std::abs(q[i]) > Fields::kMaxMagnitude)
+                b.fail("quaternion component out of range (|x| <= 1e30)", field);
         }
-        if (!(q.norm() > 1e-9) || !q.allFinite()) b.fail("the quaternion must be finite and non-zero", field);
+        if (!(q.norm() > 1e-9) || !q.allFinite())
+            b.fail("the quaternion must be finite and non-zero", field);
         return Quatf(float(q[0]), float(q[1]), float(q[2]), float(q[3])).normalized();
     }
     b.fail("expected {\"axis\": [x, y, z], \"angle\": degrees} or a quaternion [w, x, y, z]", field);
@@ -52,7 +54,8 @@ void parseKinematic(const Fields& k, BodyDescription& body, bool hasPosition) {
         if (k.has("velocity") || k.has("angularVelocity"))
             k.fail("give either 'path' (with 'speed') or 'velocity'/'angularVelocity', not both");
         const json& p = k.at("path");
-        if (!p.is_array() || p.empty()) k.fail("expected a non-empty array of [x, y, z] waypoints", "path");
+        if (!p.is_array() || p.empty())
+            k.fail("expected a non-empty array of [x, y, z] waypoints", "path");
         for (size_t i = 0; i < p.size(); ++i) {
             if (!Fields::isVec3(p[i]))
                 k.fail("expected an array of 3 finite numbers", "path[" + std::to_string(i) + "]");
@@ -63,16 +66,19 @@ void parseKinematic(const Fields& k, BodyDescription& body, bool hasPosition) {
         m.kind = KinematicMotion::Kind::Path;
         m.speed = float(k.number("speed", true));
         m.startTime = k.number("startTime", 0.0, false);
-        if (m.startTime < 0.0) k.fail("must be >= 0", "startTime");
+        if (m.startTime < 0.0)
+            k.fail("must be >= 0", "startTime");
         m.returnTrip = k.boolean("returnTrip", false);
-        if (!hasPosition) body.position = m.waypoints.front();
+        if (!hasPosition)
+            body.position = m.waypoints.front();
     } else if (k.has("velocity") || k.has("angularVelocity")) {
         if (k.has("speed") || k.has("startTime") || k.has("returnTrip"))
             k.fail("'speed', 'startTime' and 'returnTrip' belong to a 'path'");
         m.kind = KinematicMotion::Kind::Velocity;
         m.velocity = k.vec3("velocity", Vec3f::Zero());
         m.angularVelocity = k.vec3("angularVelocity", Vec3f::Zero());
-        if (!hasPosition) k.fail("a kinematic body with a velocity needs a 'position' to start from");
+        if (!hasPosition)
+            k.fail("a kinematic body with a velocity needs a 'position' to start from");
     } else {
         k.fail("expected 'path' (array of waypoints, with 'speed') or 'velocity'");
     }
@@ -80,14 +86,16 @@ void parseKinematic(const Fields& k, BodyDescription& body, bool hasPosition) {
 
 BodyDescription parseBody(const json& obj, const std::string& path, const std::string& source) {
     const Fields b(obj, path, source);
-    b.onlyKnown({"name", "shape", "size", "radius", "height", "mesh", "scale", "density", "relativeDensity", "position",
-                 "orientation", "velocity", "angularVelocity", "kinematic"});
+    b.onlyKnown({"name", "shape", "size", "radius", "height", "mesh", "scale", "density", "relativeDensity",
+                 "position", "orientation", "velocity", "angularVelocity", "kinematic"});
     BodyDescription d;
-    if (b.has("name")) d.name = b.string("name");
+    if (b.has("name"))
+        d.name = b.string("name");
     const std::string shape = b.string("shape");
     auto forbid = [&](std::initializer_list<const char*> fields) {
         for (const char* f : fields)
-            if (b.has(f)) b.fail("not used by shape '" + shape + "'", f);
+            if (b.has(f))
+                b.fail("not used by shape '" + shape + "'", f);
     };
     if (shape == "box") {
         d.shape = BodyDescription::Shape::Box;
@@ -96,7 +104,8 @@ BodyDescription parseBody(const json& obj, const std::string& path, const std::s
             d.size = Vec3f::Constant(float(b.number("size", true)));
         } else {
             d.size = b.vec3("size");
-            if (!(d.size.minCoeff() > 0.0f)) b.fail("every edge length must be > 0", "size");
+            if (!(d.size.minCoeff() > 0.0f))
+                b.fail("every edge length must be > 0", "size");
         }
         forbid({"radius", "height", "mesh", "scale"});
     } else if (shape == "sphere") {
@@ -127,7 +136,8 @@ BodyDescription parseBody(const json& obj, const std::string& path, const std::s
     } else {
         b.fail("unknown shape '" + shape + "' (known: box, sphere, cylinder, mesh)", "shape");
     }
-    if (b.has("density") && b.has("relativeDensity")) b.fail("give 'density' (kg/m^3) or 'relativeDensity', not both");
+    if (b.has("density") && b.has("relativeDensity"))
+        b.fail("give 'density' (kg/m^3) or 'relativeDensity', not both");
     if (b.has("density")) {
         d.density = float(b.number("density", true));
     } else if (b.has("relativeDensity")) {
@@ -145,18 +155,22 @@ BodyDescription parseBody(const json& obj, const std::string& path, const std::s
             const Fields r(o, b.join("orientation"), source);
             r.onlyKnown({"axis", "angle"});
             const Vec3f axis = r.vec3("axis");
-            if (!(axis.norm() > 1e-9f)) r.fail("the axis must be non-zero", "axis");
+            if (!(axis.norm() > 1e-9f))
+                r.fail("the axis must be non-zero", "axis");
             const double deg = r.number("angle", false);
-            d.orientation = Quatf(Eigen::AngleAxisf(float(deg * std::numbers::pi / 180.0), axis.normalized()));
+            d.orientation =
+                Quatf(Eigen::AngleAxisf(float(deg * std::numbers::pi / 180.0), axis.normalized()));
         } else {
-            b.fail("expected {\"axis\": [x, y, z], \"angle\": degrees} or a quaternion [w, x, y, z]", "orientation");
+            b.fail("expected {\"axis\": [x, y, z], \"angle\": degrees} or a quaternion [w, x, y, z]",
+                   "orientation");
         }
     }
     d.velocity = b.vec3("velocity", Vec3f::Zero());
     d.angularVelocity = b.vec3("angularVelocity", Vec3f::Zero());
     if (b.has("kinematic")) {
         if (b.has("velocity") || b.has("angularVelocity"))
-            b.fail("a kinematic body takes its velocity from 'kinematic'", b.has("velocity") ? "velocity" : "angularVelocity");
+            b.fail("a kinematic body takes its velocity from 'kinematic'",
+                   b.has("velocity") ? "velocity" : "angularVelocity");
         const Fields k(b.at("kinematic"), b.join("kinematic"), source);
         parseKinematic(k, d, hasPosition);
     } else if (!hasPosition) {
@@ -168,27 +182,35 @@ BodyDescription parseBody(const json& obj, const std::string& path, const std::s
 } // namespace
 
 std::string BodyDescription::label() const {
-    if (!name.empty()) return name;
+    if (!name.empty())
+        return name;
     switch (shape) {
-    case Shape::Box: return "box";
-    case Shape::Sphere: return "sphere";
-    case Shape::Cylinder: return "cylinder";
-    case Shape::Mesh: return fs::path(meshPath).filename().string();
+    case Shape::Box:
+        return "box";
+    case Shape::Sphere:
+        return "sphere";
+    case Shape::Cylinder:
+        return "cylinder";
+    case Shape::Mesh:
+        return fs::path(meshPath).filename().string();
     }
     return "body";
 }
 
 std::vector<BodyDescription> parseBodiesJson(const std::string& text, const std::string& source) {
     std::vector<BodyDescription> out;
-    if (text.empty()) return out;
+    if (text.empty())
+        return out;
     json arr;
     try {
         arr = json::parse(text);
     } catch (const json::exception& e) {
         throw SceneError(source + ": field 'bodies': JSON error: " + e.what());
     }
-    if (!arr.is_array()) throw SceneError(source + ": field 'bodies': expected an array");
-    for (size_t i = 0; i < arr.size(); ++i) out.push_back(parseBody(arr[i], "bodies[" + std::to_string(i) + "]", source));
+    if (!arr.is_array())
+        throw SceneError(source + ": field 'bodies': expected an array");
+    for (size_t i = 0; i < arr.size(); ++i)
+        out.push_back(parseBody(arr[i], "bodies[" + std::to_string(i) + "]", source));
     return out;
 }
 
@@ -203,7 +225,8 @@ BodyDescription parseBodyJson(const std::string& text, const std::string& source
 }
 
 std::string resolveMeshPath(const std::string& file, const std::string& sceneFile) {
-    if (file.empty()) throw SceneError("empty mesh path");
+    if (file.empty())
+        throw SceneError("empty mesh path");
     std::vector<fs::path> candidates;
     const fs::path p(file);
     if (p.is_absolute()) {
@@ -219,26 +242,32 @@ std::string resolveMeshPath(const std::string& file, const std::string& sceneFil
     }
     std::error_code ec;
     for (const fs::path& c : candidates)
-        if (fs::is_regular_file(c, ec)) return c.lexically_normal().string();
+        if (fs::is_regular_file(c, ec))
+            return c.lexically_normal().string();
     std::string list;
-    for (const fs::path& c : candidates) list += (list.empty() ? "" : ", ") + c.lexically_normal().string();
+    for (const fs::path& c : candidates)
+        list += (list.empty() ? "" : ", ") + c.lexically_normal().string();
     throw SceneError("mesh file '" + file + "' not found (looked in: " + list + ")");
 }
 
 TriangleMesh bodyMesh(const BodyDescription& b) {
     switch (b.shape) {
     case BodyDescription::Shape::Box:
-        if (!(b.size.minCoeff() > 0.0f)) throw SceneError(b.label() + ": box size must be > 0");
+        if (!(b.size.minCoeff() > 0.0f))
+            throw SceneError(b.label() + ": box size must be > 0");
         return makeBoxMesh(0.5f * b.size);
     case BodyDescription::Shape::Sphere:
-        if (!(b.radius > 0.0f)) throw SceneError(b.label() + ": sphere radius must be > 0");
+        if (!(b.radius > 0.0f))
+            throw SceneError(b.label() + ": sphere radius must be > 0");
         return makeIcosphereMesh(b.radius, 3);
     case BodyDescription::Shape::Cylinder:
-        if (!(b.radius > 0.0f) || !(b.height > 0.0f)) throw SceneError(b.label() + ": cylinder radius and height must be > 0");
+        if (!(b.radius > 0.0f) || !(b.height > 0.0f))
+            throw SceneError(b.label() + ": cylinder radius and height must be > 0");
         return makeCylinderMesh(b.radius, 0.5f * b.height, 48);
     case BodyDescription::Shape::Mesh: {
         TriangleMesh m = readObj(b.meshPath);
-        for (Vec3f& v : m.vertices) v *= b.meshScale;
+        for (Vec3f& v : m.vertices)
+            v *= b.meshScale;
         m.normals.clear();
         return m;
     }
@@ -255,7 +284,8 @@ TriangleMesh offsetInward(const TriangleMesh& mesh, float distance) {
                     c = mesh.vertices[t[2]].cast<double>();
         const Vec3d cr = (b - a).cross(c - a);
         const double area2 = cr.norm();
-        if (!(area2 > 0.0)) continue;
+        if (!(area2 > 0.0))
+            continue;
         const Vec3d nrm = cr / area2;
         // Area weights: small sliver triangles do not pull the vertex around.
         for (int k = 0; k < 3; ++k) {
@@ -267,7 +297,8 @@ TriangleMesh offsetInward(const TriangleMesh& mesh, float distance) {
     out.normals.clear();
     for (size_t v = 0; v < n; ++v) {
         const double tr = A[v].trace();
-        if (!(tr > 0.0)) continue;
+        if (!(tr > 0.0))
+            continue;
         // Least squares for d with d . n_f = distance on every adjacent face; the small ridge term
         // fixes d along a flat (rank-1) or creased (rank-2) neighbourhood's free directions.
         const Vec3d d = (A[v] + 1e-6 * tr * Mat3d::Identity()).ldlt().solve(double(distance) * rhs[v]);
@@ -280,7 +311,8 @@ TriangleMesh offsetInward(const TriangleMesh& mesh, float distance) {
 }
 
 std::shared_ptr<const RigidShape> createBodyShape(const BodyDescription& body, float r) {
-    if (!(r > 0.0f)) throw SceneError(body.label() + ": particle radius must be > 0");
+    if (!(r > 0.0f))
+        throw SceneError(body.label() + ": particle radius must be > 0");
     const std::string label = body.label();
     TriangleMesh mesh = bodyMesh(body);
     validateSolidMesh(mesh, label);
@@ -288,28 +320,34 @@ std::shared_ptr<const RigidShape> createBodyShape(const BodyDescription& body, f
     if (ext.minCoeff() < 4.0f * r) {
         std::ostringstream s;
         s << label << ": the body is " << ext.minCoeff() << " m thin, below 4r = " << 4.0f * r
-          << " m (two particle spacings): the fluid cannot resolve it; make it larger or lower particleRadius";
+          << " m (two particle spacings): the fluid cannot resolve it; make it larger or lower "
+             "particleRadius";
         throw SceneError(s.str());
     }
     const float d0 = 2.0f * r;
     auto full = RigidShape::create(mesh, d0, label);
     // Boundary samples r inside the mesh (see SceneBodies.h), in the body frame (centre of mass).
     TriangleMesh inner = offsetInward(mesh, r);
-    for (Vec3f& v : inner.vertices) v -= full->meshOffset;
+    for (Vec3f& v : inner.vertices)
+        v -= full->meshOffset;
     auto shape = std::make_shared<RigidShape>(*full);
     shape->samples = sampleBoundary(inner, d0);
-    if (shape->samples.empty()) throw SceneError(label + ": boundary sampling produced no samples");
+    if (shape->samples.empty())
+        throw SceneError(label + ": boundary sampling produced no samples");
     // A second shell d0 further in: a single layer lets the odd fluid particle slip between the
     // samples under impact pressure and get trapped inside the body (measured in the buoyancy
     // test); two layers, like the container walls, hold. Samples of the second shell are kept
     // only where the body is thick enough (inside the mesh, >= 0.75 d0 from the first shell).
     if (ext.minCoeff() >= 8.0f * r) {
         TriangleMesh second = offsetInward(mesh, r + d0);
-        for (Vec3f& v : second.vertices) v -= full->meshOffset;
+        for (Vec3f& v : second.vertices)
+            v -= full->meshOffset;
         PointHash first(d0);
-        for (const Vec3f& p : shape->samples) first.insert(p);
+        for (const Vec3f& p : shape->samples)
+            first.insert(p);
         for (const Vec3f& p : sampleBoundary(second, d0))
-            if (!first.anyWithin(p, 0.75f * d0) && shape->bvh.contains(p)) shape->samples.push_back(p);
+            if (!first.anyWithin(p, 0.75f * d0) && shape->bvh.contains(p))
+                shape->samples.push_back(p);
     }
     return shape;
 }
@@ -317,11 +355,12 @@ std::shared_ptr<const RigidShape> createBodyShape(const BodyDescription& body, f
 std::shared_ptr<const RigidShape> BodyShapeCache::shape(const BodyDescription& b, float r) {
     std::ostringstream key;
     key.precision(9);
-    key << int(b.shape) << '|' << b.size.transpose() << '|' << b.radius << '|' << b.height << '|' << b.meshPath << '|'
-        << b.meshScale << '|' << r;
+    key << int(b.shape) << '|' << b.size.transpose() << '|' << b.radius << '|' << b.height << '|'
+        << b.meshPath << '|' << b.meshScale << '|' << r;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (auto it = shapes_.find(key.str()); it != shapes_.end()) return it->second;
+        if (auto it = shapes_.find(key.str()); it != shapes_.end())
+            return it->second;
     }
     auto s = createBodyShape(b, r);
     std::lock_guard<std::mutex> lock(mutex_);
@@ -337,17 +376,20 @@ void BodyShapeCache::clear() {
 KinematicPath kinematicPath(const BodyDescription& b) {
     const KinematicMotion& m = b.kinematic;
     switch (m.kind) {
-    case KinematicMotion::Kind::None: return {};
+    case KinematicMotion::Kind::None:
+        return {};
     case KinematicMotion::Kind::Velocity:
         return constantVelocityPath(Pose{b.position, b.orientation}, m.velocity, m.angularVelocity);
     case KinematicMotion::Kind::Path: {
         std::vector<Vec3f> pts = m.waypoints;
         if (m.returnTrip)
-            for (size_t i = m.waypoints.size(); i-- > 1;) pts.push_back(m.waypoints[i - 1]);
+            for (size_t i = m.waypoints.size(); i-- > 1;)
+                pts.push_back(m.waypoints[i - 1]);
         std::vector<std::pair<double, Pose>> w;
         double t = m.startTime;
         for (size_t i = 0; i < pts.size(); ++i) {
-            if (i > 0) t += double((pts[i] - pts[i - 1]).norm()) / double(m.speed);
+            if (i > 0)
+                t += double((pts[i] - pts[i - 1]).norm()) / double(m.speed);
             w.push_back({t, Pose{pts[i], b.orientation}});
         }
         if (w.size() == 1) {
@@ -371,22 +413,24 @@ Aabb worldBounds(const TriangleMesh& bodySpaceMesh, const Pose& pose) {
 std::string boxText(const Aabb& b) {
     std::ostringstream s;
     s.precision(4);
-    s << "[" << b.min.x() << ", " << b.min.y() << ", " << b.min.z() << "] .. [" << b.max.x() << ", " << b.max.y()
-      << ", " << b.max.z() << "]";
+    s << "[" << b.min.x() << ", " << b.min.y() << ", " << b.min.z() << "] .. [" << b.max.x() << ", "
+      << b.max.y() << ", " << b.max.z() << "]";
     return s.str();
 }
 } // namespace
 
-void checkBodyPlacement(const BodyDescription& d, const RigidBody& body, const std::vector<const RigidBody*>& others,
-                        const Aabb& container, float tolerance) {
+void checkBodyPlacement(const BodyDescription& d, const RigidBody& body,
+                        const std::vector<const RigidBody*>& others, const Aabb& container, float tolerance) {
     const std::string label = "body '" + d.label() + "'";
     const Aabb inside = container.enlarged(tolerance);
     auto check = [&](const Pose& pose, const std::string& where) {
         const Aabb b = worldBounds(body.mesh(), pose);
         if (!inside.contains(b.min) || !inside.contains(b.max)) {
             const bool bigger = ((b.extent().array() > container.extent().array() + 2.0f * tolerance)).any();
-            throw SceneError(label + (bigger ? " is larger than the container" : " " + where + " is not inside the container") +
-                             ": body " + boxText(b) + ", container " + boxText(container));
+            throw SceneError(
+                label +
+                (bigger ? " is larger than the container" : " " + where + " is not inside the container") +
+                ": body " + boxText(b) + ", container " + boxText(container));
         }
     };
     check(body.pose(), "at its start position");
@@ -409,13 +453,16 @@ void checkBodyPlacement(const BodyDescription& d, const RigidBody& body, const s
                 overlap = body.containsWorldPoint(theirs[i]);
         }
         if (overlap)
-            throw SceneError(label + " overlaps body '" + o->name() + "' (bodies must not start inside each other)");
+            throw SceneError(label + " overlaps body '" + o->name() +
+                             "' (bodies must not start inside each other)");
     }
 }
 
-RigidBody makeRigidBody(const BodyDescription& b, std::shared_ptr<const RigidShape> shape, float rho0, double time) {
+RigidBody makeRigidBody(const BodyDescription& b, std::shared_ptr<const RigidShape> shape, float rho0,
+                        double time) {
     const float density = b.densityFor(rho0);
-    if (!(density > 0.0f)) throw SceneError(b.label() + ": density must be > 0");
+    if (!(density > 0.0f))
+        throw SceneError(b.label() + ": density must be > 0");
     RigidBody body(std::move(shape), density, Pose{b.position, b.orientation}, b.label());
     if (b.isKinematic()) {
         // Times of the motion count from the moment the body is added.
@@ -449,7 +496,8 @@ std::vector<Vec3f> sampleFluidMesh(const FluidMesh& f, float r) {
     TriangleMesh m = readObj(f.meshPath);
     validateSolidMesh(m, f.meshPath);
     const Vec3f c = meshBounds(m).center();
-    for (Vec3f& v : m.vertices) v = f.position + f.scale * (v - c);
+    for (Vec3f& v : m.vertices)
+        v = f.position + f.scale * (v - c);
     return sampleInterior(m, 2.0f * r);
 }
 

@@ -24,11 +24,11 @@ namespace octo {
 struct KinematicMotion {
     enum class Kind { None, Path, Velocity };
     Kind kind = Kind::None;
-    std::vector<Vec3f> waypoints;   ///< Path: centre-of-mass positions (m), visited in order
-    float speed = 1.0f;             ///< Path: m/s along the polyline
-    double startTime = 0.0;         ///< Path: s, when the body leaves the first waypoint
-    bool returnTrip = false;        ///< Path: go back along the polyline after the last waypoint
-    Vec3f velocity = Vec3f::Zero(); ///< Velocity: m/s, from `position` at t = 0
+    std::vector<Vec3f> waypoints;          ///< Path: centre-of-mass positions (m), visited in order
+    float speed = 1.0f;                    ///< Path: m/s along the polyline
+    double startTime = 0.0;                ///< Path: s, when the body leaves the first waypoint
+    bool returnTrip = false;               ///< Path: go back along the polyline after the last waypoint
+    Vec3f velocity = Vec3f::Zero();        ///< Velocity: m/s, from `position` at t = 0
     Vec3f angularVelocity = Vec3f::Zero(); ///< Velocity: rad/s about the centre of mass (world axis)
 };
 
@@ -51,7 +51,9 @@ struct BodyDescription {
 
     bool isKinematic() const { return kinematic.kind != KinematicMotion::Kind::None; }
     /// Density in kg/m^3 for a fluid of rest density rho0.
-    float densityFor(float restDensity) const { return density > 0.0f ? density : relativeDensity * restDensity; }
+    float densityFor(float restDensity) const {
+        return density > 0.0f ? density : relativeDensity * restDensity;
+    }
     /// A short label: the name, or the shape ("box", "sphere" ...).
     std::string label() const;
 };
@@ -95,8 +97,8 @@ std::shared_ptr<const RigidShape> createBodyShape(const BodyDescription& body, f
 
 /// A rigid body from its description at simulated time t (kinematic bodies start on their
 /// motion at time t).
-RigidBody makeRigidBody(const BodyDescription& body, std::shared_ptr<const RigidShape> shape, float restDensity,
-                        double time = 0.0);
+RigidBody makeRigidBody(const BodyDescription& body, std::shared_ptr<const RigidShape> shape,
+                        float restDensity, double time = 0.0);
 
 /// The kinematic path of a description (empty function when the body is dynamic).
 KinematicPath kinematicPath(const BodyDescription& body);
@@ -116,8 +118,8 @@ struct FluidMesh {
     float scale = 1.0f;
     Vec3f velocity = Vec3f::Zero(); ///< m/s, initial
     // Filled by measureFluidMesh:
-    double volume = 0.0;           ///< m^3 of the scaled mesh
-    Vec3f extent = Vec3f::Zero();  ///< bounding-box size of the scaled mesh (m)
+    double volume = 0.0;          ///< m^3 of the scaled mesh
+    Vec3f extent = Vec3f::Zero(); ///< bounding-box size of the scaled mesh (m)
 };
 /// Reads and validates the mesh (closed, oriented) and fills volume and extent. Throws
 /// FileFormatError / InvalidMeshError naming the file.

@@ -43,8 +43,8 @@ struct FrameSnapshot {
     std::vector<Vec3f> velocities;
     std::vector<float> densities;
     std::vector<float> pressures;
-    std::vector<float> lambda;         ///< smallest eigenvalue of L (empty when surface is off)
-    std::vector<uint8_t> surfaceFlag;  ///< 1 = surface particle (empty when surface is off)
+    std::vector<float> lambda;        ///< smallest eigenvalue of L (empty when surface is off)
+    std::vector<uint8_t> surfaceFlag; ///< 1 = surface particle (empty when surface is off)
 
     std::vector<Vec3f> boundaryPositions; ///< walls and bodies
     std::vector<BodySnapshot> bodies;
@@ -64,7 +64,8 @@ struct FrameSnapshot {
 
     double stat(const std::string& name, double fallback = 0.0) const {
         for (const auto& [n, v] : stats)
-            if (n == name) return v;
+            if (n == name)
+                return v;
         return fallback;
     }
 };

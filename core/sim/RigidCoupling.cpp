@@ -14,7 +14,9 @@ namespace octo {
 
 namespace {
 /// True when the body has the second sample shell (createBodyShape: bodies at least 4 d0 thick).
-bool twoShellBody(const RigidBody& b, float d0) { return meshBounds(b.mesh()).extent().minCoeff() >= 4.0f * d0; }
+bool twoShellBody(const RigidBody& b, float d0) {
+    return meshBounds(b.mesh()).extent().minCoeff() >= 4.0f * d0;
+}
 } // namespace
 
 void RigidCoupling::reset() {
@@ -23,12 +25,15 @@ void RigidCoupling::reset() {
 }
 
 void RigidCoupling::syncTopology() {
-    if (version_ == bodies_.topologyVersion()) return;
+    if (version_ == bodies_.topologyVersion())
+        return;
     std::unordered_set<int> alive;
-    for (const auto& b : bodies_.bodies()) alive.insert(b->id());
+    for (const auto& b : bodies_.bodies())
+        alive.insert(b->id());
     for (auto it = objects_.begin(); it != objects_.end();) {
         if (!alive.count(it->first)) {
-            if (boundary_.isValid(it->second)) boundary_.removeObject(it->second);
+            if (boundary_.isValid(it->second))
+                boundary_.removeObject(it->second);
             it = objects_.erase(it);
         } else {
             ++it;
@@ -55,7 +60,8 @@ void RigidCoupling::syncTopology() {
 void RigidCoupling::pushTransforms() {
     for (const auto& b : bodies_.bodies()) {
         const auto it = objects_.find(b->id());
-        if (it == objects_.end()) continue;
+        if (it == objects_.end())
+            continue;
         boundary_.setObjectTransform(it->second, b->rotation(), b->position(), b->linearVelocity(),
                                      b->angularVelocity());
     }
@@ -66,9 +72,11 @@ std::vector<BodyLoad> RigidCoupling::loads() const {
     const auto x = boundary_.positions();
     const auto f = boundary_.forces();
     for (const auto& b : bodies_.bodies()) {
-        if (b->isKinematic()) continue;
+        if (b->isKinematic())
+            continue;
         const auto it = objects_.find(b->id());
-        if (it == objects_.end() || !boundary_.isValid(it->second)) continue;
+        if (it == objects_.end() || !boundary_.isValid(it->second))
+            continue;
         const auto [first, count] = boundary_.objectRange(it->second);
         // Double sums: for a floating body thousands of large, opposing contributions cancel.
         Vec3d F = Vec3d::Zero(), T = Vec3d::Zero();
@@ -105,11 +113,14 @@ int RigidCoupling::objectOf(int bodyId) const {
     return it == objects_.end() ? -1 : it->second;
 }
 
-size_t RigidCoupling::sampleCount() const { return bodies_.totalSampleCount(); }
+size_t RigidCoupling::sampleCount() const {
+    return bodies_.totalSampleCount();
+}
 
 float RigidCoupling::localFluidLevel(int bodyId, const FluidState& fluid, float r) const {
     const RigidBody* b = bodies_.body(bodyId);
-    if (!b) return -std::numeric_limits<float>::infinity();
+    if (!b)
+        return -std::numeric_limits<float>::infinity();
     const float h = 4.0f * r, d0 = 2.0f * r;
     const float R = b->shape().boundingRadius;
     const float inner2 = R * R, outer2 = (R + 3.0f * h) * (R + 3.0f * h);
@@ -118,24 +129,31 @@ float RigidCoupling::localFluidLevel(int bodyId, const FluidState& fluid, float 
     for (const Vec3f& x : fluid.positions) {
         const float dx = x.x() - c.x(), dz = x.z() - c.z();
         const float d2 = dx * dx + dz * dz;
-        if (d2 < inner2 || d2 > outer2) continue;
-        const int64_t key = (int64_t(std::floor(x.x() / d0)) << 32) ^ int64_t(uint32_t(int32_t(std::floor(x.z() / d0))));
+        if (d2 < inner2 || d2 > outer2)
+            continue;
+        const int64_t key =
+            (int64_t(std::floor(x.x() / d0)) << 32) ^ int64_t(uint32_t(int32_t(std::floor(x.z() / d0))));
         auto [it, inserted] = top.try_emplace(key, x.y());
-        if (!inserted) it->second = std::max(it->second, x.y());
+        if (!inserted)
+            it->second = std::max(it->second, x.y());
     }
-    if (top.empty()) return -std::numeric_limits<float>::infinity();
+    if (top.empty())
+        return -std::numeric_limits<float>::infinity();
     std::vector<float> heights;
     heights.reserve(top.size());
-    for (const auto& [k, y] : top) heights.push_back(y);
+    for (const auto& [k, y] : top)
+        heights.push_back(y);
     std::nth_element(heights.begin(), heights.begin() + heights.size() / 2, heights.end());
     return heights[heights.size() / 2] + r;
 }
 
 double RigidCoupling::submergedFraction(int bodyId, const FluidState& fluid, float r) const {
     const RigidBody* b = bodies_.body(bodyId);
-    if (!b) return 0.0;
+    if (!b)
+        return 0.0;
     const float level = localFluidLevel(bodyId, fluid, r);
-    if (!std::isfinite(level)) return 0.0;
+    if (!std::isfinite(level))
+        return 0.0;
     return b->fractionBelow(level);
 }
 

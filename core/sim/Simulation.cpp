@@ -1,14 +1,14 @@
 #include "sim/Simulation.h"
 
+#include "io/MeshWriter.h"
 #include "io/ParticleIo.h"
 #include "scene/Scene.h"
 #include "scene/SceneBodies.h"
 #include "scene/SceneLibrary.h"
 #include "sim/SimulationBodies.h"
+#include "sim/SolverSurfaceDetection.h"
 #include "sph/BoundaryModel.h"
 #include "sph/PcisphSolver.h"
-#include "io/MeshWriter.h"
-#include "sim/SolverSurfaceDetection.h"
 #include "surface/SurfaceReconstructor.h"
 
 #include <tbb/blocked_range.h>
@@ -65,7 +65,9 @@ struct Simulation::Impl {
                 }
                 return a;
             },
-            [](KP a, const KP& b) { return KP{a.first + b.first, a.second + b.second}; });
+            [](KP a, const KP& b) {
+                return KP{a.first + b.first, a.second + b.second};
+            });
         const double m = solver->mass();
         double ke = 0.5 * m * sum.first, pe = m * sum.second;
         for (const auto& b : bodies.system().bodies())
@@ -81,7 +83,8 @@ struct Simulation::Impl {
         if (stirPending || bodies.system().dragging())
             return true;
         for (const auto& b : bodies.system().bodies())
-            if (b->isKinematic() && (b->linearVelocity().squaredNorm() > 0.0f || b->angularVelocity().squaredNorm() > 0.0f))
+            if (b->isKinematic() &&
+                (b->linearVelocity().squaredNorm() > 0.0f || b->angularVelocity().squaredNorm() > 0.0f))
                 return true;
         return false;
     }
@@ -89,13 +92,13 @@ struct Simulation::Impl {
     // --- surface (once per frame; issue 12) ---
     SurfaceStage stage;
     bool pipelined = false;
-    bool surfaceForced = true;   // rebuild from the current state at the next snapshot()/surface()
-    uint64_t generation = 0;     // bumped by Surface edits, resets: older surfaces are never shown
+    bool surfaceForced = true; // rebuild from the current state at the next snapshot()/surface()
+    uint64_t generation = 0;   // bumped by Surface edits, resets: older surfaces are never shown
     uint64_t builds = 0;
     bool lastStepEndedFrame = false;
     double framePhysicsMs = 0.0, lastFramePhysicsMs = 0.0; // solver time of the running / last frame
     std::string surfaceError;
-    FrameSurfacePtr held;        // keeps surface()'s result alive
+    FrameSurfacePtr held; // keeps surface()'s result alive
 
     /// Detection on the solver's neighbour lists (refreshed for the current positions), and a
     /// copy of the frame's particles for the stage.
@@ -121,7 +124,8 @@ struct Simulation::Impl {
         job.positions = st.positions;
         job.densities = st.densities;
         job.ids = st.ids;
-        job.detectMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+        job.detectMs =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
         return job;
     }
 
@@ -223,7 +227,8 @@ struct Simulation::Impl {
         // Energy-check tolerance: 1 % of M |g| H, or of M v0^2 / 2 without gravity.
         const double fluidMass = double(solver->mass()) * double(solver->particleCount());
         energyTol = 0.01 * fluidMass *
-                    std::max({double(g) * double(scene.container.extent().maxCoeff()), 0.5 * double(vmax) * vmax, 1e-3});
+                    std::max({double(g) * double(scene.container.extent().maxCoeff()),
+                              0.5 * double(vmax) * vmax, 1e-3});
         energyRef = std::numeric_limits<double>::infinity();
         stirPending = false;
         blowUpMsg.clear();
@@ -243,8 +248,8 @@ struct Simulation::Impl {
     /// the frame ends exactly on its time.
     const StepStats& stepToward(double target) {
         const double remaining = target - solver->time();
-        const double next =
-            std::min(solver->nextTimeStep(), bodies.timeStepLimit(params.getf("cflFactor"), solver->nextTimeStep()));
+        const double next = std::min(solver->nextTimeStep(),
+                                     bodies.timeStepLimit(params.getf("cflFactor"), solver->nextTimeStep()));
         const double count = std::max(1.0, std::ceil(remaining / next - 1e-6));
         return step(float(remaining / count));
     }
@@ -300,7 +305,8 @@ Simulation::Simulation(const SceneDescription& scene, const std::vector<std::str
     scene.validate();
     Impl& s = *impl_;
     s.scene = scene;
-    s.sceneBodies = parseBodiesJson(scene.bodiesJson, scene.sourcePath.empty() ? scene.name : scene.sourcePath);
+    s.sceneBodies =
+        parseBodiesJson(scene.bodiesJson, scene.sourcePath.empty() ? scene.name : scene.sourcePath);
     s.params.set("particleRadius", scene.particleRadius);
     s.params.set("gravityX", scene.gravity.x());
     s.params.set("gravityY", scene.gravity.y());
@@ -546,8 +552,8 @@ FrameSnapshotPtr Simulation::snapshot() const {
                             {"Tmc ms", t.tMcMs},
                             {"Tsurface ms", fs->totalMs()},
                             {"Tps frame ms", s.lastFramePhysicsMs},
-                            {"surface share %", s.lastFramePhysicsMs > 0.0 ? 100.0 * fs->totalMs() / s.lastFramePhysicsMs
-                                                                          : 0.0},
+                            {"surface share %",
+                             s.lastFramePhysicsMs > 0.0 ? 100.0 * fs->totalMs() / s.lastFramePhysicsMs : 0.0},
                             {"surface MiB", double(t.peakBytes) / (1024.0 * 1024.0)}});
     }
     // --- surface end ---
@@ -604,8 +610,9 @@ void Simulation::reconstructNow() {
 void Simulation::exportMesh(const std::string& path) {
     const SurfaceResult* r = surface();
     if (!r)
-        throw std::runtime_error(impl_->surfaceError.empty() ? "no surface mesh: the surface is off (surfaceEnabled)"
-                                                             : impl_->surfaceError);
+        throw std::runtime_error(impl_->surfaceError.empty()
+                                     ? "no surface mesh: the surface is off (surfaceEnabled)"
+                                     : impl_->surfaceError);
     writeMesh(path, r->mesh);
 }
 
@@ -630,17 +637,22 @@ void Simulation::exportParticles(const std::string& path) const {
 
 int Simulation::addBody(const BodyDescription& body) {
     Impl& s = *impl_;
-    if (s.resetPending) s.build();
+    if (s.resetPending)
+        s.build();
     const int id = s.bodies.add(body);
     s.bodies.sync();
-    s.energyRef = std::numeric_limits<double>::infinity(); // the body brings its own energy // boundary object and pose now (snapshot, counts)
+    s.energyRef = std::numeric_limits<double>::infinity(); // the body brings its own energy // boundary
+                                                           // object and pose now (snapshot, counts)
     return id;
 }
 
 int Simulation::addBody(const std::string& shape, const Vec3f& position, float size, float density) {
-    if (!(size > 0.0f) || !std::isfinite(size)) throw std::invalid_argument("addBody: size must be > 0");
-    if (!(density > 0.0f) || !std::isfinite(density)) throw std::invalid_argument("addBody: density must be > 0");
-    if (!position.allFinite()) throw std::invalid_argument("addBody: position must be finite");
+    if (!(size > 0.0f) || !std::isfinite(size))
+        throw std::invalid_argument("addBody: size must be > 0");
+    if (!(density > 0.0f) || !std::isfinite(density))
+        throw std::invalid_argument("addBody: density must be > 0");
+    if (!position.allFinite())
+        throw std::invalid_argument("addBody: position must be finite");
     BodyDescription d;
     d.position = position;
     d.density = density;
@@ -662,14 +674,16 @@ int Simulation::addBody(const std::string& shape, const Vec3f& position, float s
         probe.meshPath = d.meshPath;
         d.meshScale = size / fluidMeshBounds(probe).extent().maxCoeff();
     } else {
-        throw std::invalid_argument("addBody: unknown shape '" + shape + "' (box, sphere, cylinder, armadillo)");
+        throw std::invalid_argument("addBody: unknown shape '" + shape +
+                                    "' (box, sphere, cylinder, armadillo)");
     }
     return addBody(d);
 }
 
 void Simulation::removeBody(int id) {
     Impl& s = *impl_;
-    if (!s.bodies.remove(id)) throw std::invalid_argument("removeBody: no body with id " + std::to_string(id));
+    if (!s.bodies.remove(id))
+        throw std::invalid_argument("removeBody: no body with id " + std::to_string(id));
     s.bodies.sync();
     s.energyRef = std::numeric_limits<double>::infinity();
 }
@@ -680,14 +694,22 @@ std::optional<std::pair<int, Vec3f>> Simulation::pickBody(const Vec3f& origin, c
 
 int Simulation::pickBody(const Vec3f& origin, const Vec3f& dir, Vec3f* bodySpaceHit) const {
     const auto hit = impl_->bodies.pick(origin, dir);
-    if (!hit) return -1;
-    if (bodySpaceHit) *bodySpaceHit = hit->second;
+    if (!hit)
+        return -1;
+    if (bodySpaceHit)
+        *bodySpaceHit = hit->second;
     return hit->first;
 }
 
-void Simulation::beginDrag(int id, const Vec3f& bodySpacePoint) { impl_->bodies.beginDrag(id, bodySpacePoint); }
-void Simulation::setDragTarget(const Vec3f& worldPoint) { impl_->bodies.setDragTarget(worldPoint); }
-void Simulation::endDrag() { impl_->bodies.endDrag(); }
+void Simulation::beginDrag(int id, const Vec3f& bodySpacePoint) {
+    impl_->bodies.beginDrag(id, bodySpacePoint);
+}
+void Simulation::setDragTarget(const Vec3f& worldPoint) {
+    impl_->bodies.setDragTarget(worldPoint);
+}
+void Simulation::endDrag() {
+    impl_->bodies.endDrag();
+}
 
 void Simulation::stir(const Vec3f& origin, const Vec3f& dir, float radius, const Vec3f& velocity) {
     impl_->stirPending = true;
@@ -698,7 +720,9 @@ void Simulation::stir(const Vec3f& origin, const Vec3f& dir, float radius, float
     impl_->bodies.stir(origin, dir, radius, strength);
 }
 
-std::vector<BodySnapshot> Simulation::bodies() const { return impl_->bodies.snapshot(); }
+std::vector<BodySnapshot> Simulation::bodies() const {
+    return impl_->bodies.snapshot();
+}
 std::vector<BodyStats> Simulation::bodyStats() const {
     std::vector<BodyStats> out = impl_->bodies.stats(impl_->solver->state());
     for (BodyStats& b : out) // the last frame's mean velocity (advanceFrame), else the current one
@@ -707,8 +731,14 @@ std::vector<BodyStats> Simulation::bodyStats() const {
                 b.velocity = v;
     return out;
 }
-const RigidBodySystem& Simulation::rigidBodies() const { return impl_->bodies.system(); }
-RigidBodySystem& Simulation::rigidBodies() { return impl_->bodies.system(); }
-size_t Simulation::bodySampleCount() const { return impl_->bodies.sampleCount(); }
+const RigidBodySystem& Simulation::rigidBodies() const {
+    return impl_->bodies.system();
+}
+RigidBodySystem& Simulation::rigidBodies() {
+    return impl_->bodies.system();
+}
+size_t Simulation::bodySampleCount() const {
+    return impl_->bodies.sampleCount();
+}
 
 } // namespace octo

@@ -1,8 +1,8 @@
 #include "sim/SimulationBodies.h"
 
 #include "rigid/PointHash.h"
-#include "sph/BoundaryModel.h"
 #include "scene/Scene.h"
+#include "sph/BoundaryModel.h"
 #include "sph/FluidState.h"
 
 #include <tbb/parallel_for.h>
@@ -13,11 +13,14 @@
 
 namespace octo {
 
-SimulationBodies::SimulationBodies(BoundaryModel& boundary) : boundary_(boundary), coupling_(system_, boundary) {}
+SimulationBodies::SimulationBodies(BoundaryModel& boundary)
+    : boundary_(boundary), coupling_(system_, boundary) {}
 
 void SimulationBodies::configure(const Aabb& container, const Vec3f& gravity, float r, float rho0) {
-    if (!(r > 0.0f) || !(rho0 > 0.0f)) throw std::invalid_argument("SimulationBodies: radius and density must be > 0");
-    if (r != r_) shapes_.clear();
+    if (!(r > 0.0f) || !(rho0 > 0.0f))
+        throw std::invalid_argument("SimulationBodies: radius and density must be > 0");
+    if (r != r_)
+        shapes_.clear();
     r_ = r;
     rho0_ = rho0;
     system_.setContainer(container);
@@ -47,7 +50,8 @@ int SimulationBodies::add(const BodyDescription& d) {
     auto shape = shapes_.shape(d, r_);
     RigidBody body = makeRigidBody(d, shape, rho0_, system_.time());
     std::vector<const RigidBody*> others;
-    for (const auto& b : system_.bodies()) others.push_back(b.get());
+    for (const auto& b : system_.bodies())
+        others.push_back(b.get());
     checkBodyPlacement(d, body, others, system_.container(), r_); // outside, too large, overlapping
     const int id = system_.addBody(std::move(body));
     descriptions_.emplace_back(id, d);
@@ -55,7 +59,8 @@ int SimulationBodies::add(const BodyDescription& d) {
 }
 
 bool SimulationBodies::remove(int id) {
-    if (!system_.removeBody(id)) return false;
+    if (!system_.removeBody(id))
+        return false;
     descriptions_.erase(std::remove_if(descriptions_.begin(), descriptions_.end(),
                                        [id](const auto& p) { return p.first == id; }),
                         descriptions_.end());
@@ -64,46 +69,52 @@ bool SimulationBodies::remove(int id) {
 
 const BodyDescription* SimulationBodies::description(int id) const {
     for (const auto& [i, d] : descriptions_)
-        if (i == id) return &d;
+        if (i == id)
+            return &d;
     return nullptr;
 }
 
 size_t SimulationBodies::cullFluid(std::vector<Vec3f>& x, std::vector<Vec3f>& v) const {
-    if (system_.size() == 0) return 0;
+    if (system_.size() == 0)
+        return 0;
     const float d0 = 2.0f * r_;
     const float minDist = 0.75f * d0;
     PointHash hash(d0);
     std::vector<Vec3f> ws;
     for (const auto& b : system_.bodies()) {
         b->worldSamples(ws);
-        for (const Vec3f& p : ws) hash.insert(p);
+        for (const Vec3f& p : ws)
+            hash.insert(p);
     }
     std::vector<uint8_t> drop(x.size(), 0);
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, x.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
-        for (size_t i = r.begin(); i < r.end(); ++i) {
-            if (hash.anyWithin(x[i], minDist)) {
-                drop[i] = 1;
-                continue;
-            }
-            for (const auto& b : system_.bodies()) {
-                const float R = b->shape().boundingRadius;
-                if ((x[i] - b->position()).squaredNorm() <= R * R && b->containsWorldPoint(x[i])) {
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, x.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t i = r.begin(); i < r.end(); ++i) {
+                if (hash.anyWithin(x[i], minDist)) {
                     drop[i] = 1;
-                    break;
+                    continue;
+                }
+                for (const auto& b : system_.bodies()) {
+                    const float R = b->shape().boundingRadius;
+                    if ((x[i] - b->position()).squaredNorm() <= R * R && b->containsWorldPoint(x[i])) {
+                        drop[i] = 1;
+                        break;
+                    }
                 }
             }
-        }
-    });
+        });
     size_t k = 0;
     for (size_t i = 0; i < x.size(); ++i)
         if (!drop[i]) {
             x[k] = x[i];
-            if (!v.empty()) v[k] = v[i];
+            if (!v.empty())
+                v[k] = v[i];
             ++k;
         }
     const size_t removed = x.size() - k;
     x.resize(k);
-    if (!v.empty()) v.resize(k);
+    if (!v.empty())
+        v.resize(k);
     return removed;
 }
 
@@ -120,15 +131,18 @@ float SimulationBodies::timeStepLimit(float cfl, float dtMax) const {
             for (int halvings = 0; halvings < 30; ++halvings) {
                 RigidBody probe = k;
                 probe.followPath(t + double(dt));
-                const float angle = Eigen::AngleAxisf(probe.orientation() * k.orientation().conjugate()).angle();
+                const float angle =
+                    Eigen::AngleAxisf(probe.orientation() * k.orientation().conjugate()).angle();
                 const float moved = (probe.position() - k.position()).norm() + std::abs(angle) * R;
                 const float speedNow = k.linearVelocity().norm() + k.angularVelocity().norm() * R;
-                if (moved <= travel && speedNow * dt <= travel) break;
+                if (moved <= travel && speedNow * dt <= travel)
+                    break;
                 dt *= 0.5f;
             }
         } else {
             const float speed = b->linearVelocity().norm() + b->angularVelocity().norm() * R;
-            if (speed > 0.0f) dt = std::min(dt, travel / speed);
+            if (speed > 0.0f)
+                dt = std::min(dt, travel / speed);
         }
     }
     return dt;
@@ -141,55 +155,68 @@ void SimulationBodies::sync() {
 
 void SimulationBodies::beforeStep(FluidState& fluid, float dt) {
     sync();
-    if (stirs_.empty()) return;
+    if (stirs_.empty())
+        return;
     const std::vector<Stir> stirs = std::move(stirs_);
     stirs_.clear();
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, fluid.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
-        for (size_t i = r.begin(); i < r.end(); ++i) {
-            const Vec3f x = fluid.positions[i];
-            for (const Stir& s : stirs) {
-                const Vec3f rel = x - s.origin;
-                const float t = rel.dot(s.dir);
-                if (t < 0.0f) continue;
-                const Vec3f radial = rel - t * s.dir;
-                const float d2 = radial.squaredNorm(), R2 = s.radius * s.radius;
-                if (d2 >= R2) continue;
-                const float w = (1.0f - d2 / R2) * (1.0f - d2 / R2);
-                Vec3f& v = fluid.velocities[i];
-                if (s.acceleration > 0.0f) {
-                    const Vec3f out = d2 > 1e-12f ? Vec3f(radial / std::sqrt(d2)) : Vec3f::Zero();
-                    v += (dt * s.acceleration * w) * (0.5f * s.dir + 0.5f * out);
-                } else {
-                    v += w * (s.velocity - v);
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, fluid.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t i = r.begin(); i < r.end(); ++i) {
+                const Vec3f x = fluid.positions[i];
+                for (const Stir& s : stirs) {
+                    const Vec3f rel = x - s.origin;
+                    const float t = rel.dot(s.dir);
+                    if (t < 0.0f)
+                        continue;
+                    const Vec3f radial = rel - t * s.dir;
+                    const float d2 = radial.squaredNorm(), R2 = s.radius * s.radius;
+                    if (d2 >= R2)
+                        continue;
+                    const float w = (1.0f - d2 / R2) * (1.0f - d2 / R2);
+                    Vec3f& v = fluid.velocities[i];
+                    if (s.acceleration > 0.0f) {
+                        const Vec3f out = d2 > 1e-12f ? Vec3f(radial / std::sqrt(d2)) : Vec3f::Zero();
+                        v += (dt * s.acceleration * w) * (0.5f * s.dir + 0.5f * out);
+                    } else {
+                        v += w * (s.velocity - v);
+                    }
                 }
             }
-        }
-    });
+        });
 }
 
-void SimulationBodies::afterStep(float dt) { coupling_.advanceBodies(dt); }
+void SimulationBodies::afterStep(float dt) {
+    coupling_.advanceBodies(dt);
+}
 
 std::optional<std::pair<int, Vec3f>> SimulationBodies::pick(const Vec3f& origin, const Vec3f& dir) const {
-    if (!origin.allFinite() || !dir.allFinite()) return std::nullopt;
+    if (!origin.allFinite() || !dir.allFinite())
+        return std::nullopt;
     const auto hit = system_.pickBody(origin, dir);
-    if (!hit) return std::nullopt;
+    if (!hit)
+        return std::nullopt;
     return std::make_pair(hit->bodyId, hit->bodyPoint);
 }
 
 void SimulationBodies::beginDrag(int id, const Vec3f& p) {
     const RigidBody* b = system_.body(id);
-    if (!b) throw std::invalid_argument("beginDrag: no body with id " + std::to_string(id));
-    if (b->isKinematic()) throw std::invalid_argument("beginDrag: body " + std::to_string(id) + " is kinematic");
-    if (!system_.beginDrag(id, p)) throw std::invalid_argument("beginDrag: invalid grab point");
+    if (!b)
+        throw std::invalid_argument("beginDrag: no body with id " + std::to_string(id));
+    if (b->isKinematic())
+        throw std::invalid_argument("beginDrag: body " + std::to_string(id) + " is kinematic");
+    if (!system_.beginDrag(id, p))
+        throw std::invalid_argument("beginDrag: invalid grab point");
 }
 
 void SimulationBodies::stir(const Vec3f& origin, const Vec3f& dir, float radius, const Vec3f& velocity) {
-    if (!origin.allFinite() || !velocity.allFinite() || !(dir.squaredNorm() > 0.0f) || !(radius > 0.0f)) return;
+    if (!origin.allFinite() || !velocity.allFinite() || !(dir.squaredNorm() > 0.0f) || !(radius > 0.0f))
+        return;
     stirs_.push_back({origin, dir.normalized(), radius, velocity, 0.0f});
 }
 
 void SimulationBodies::stir(const Vec3f& origin, const Vec3f& dir, float radius, float strength) {
-    if (!origin.allFinite() || !(dir.squaredNorm() > 0.0f) || !(radius > 0.0f) || !(strength > 0.0f)) return;
+    if (!origin.allFinite() || !(dir.squaredNorm() > 0.0f) || !(radius > 0.0f) || !(strength > 0.0f))
+        return;
     stirs_.push_back({origin, dir.normalized(), radius, Vec3f::Zero(), 20.0f * std::min(strength, 50.0f)});
 }
 

@@ -42,12 +42,12 @@ struct FrameSurface {
     SurfaceResult result;
     std::vector<uint8_t> flagById;
     std::vector<float> lambdaById;
-    double detectMs = 0.0;  ///< solver-side detection (lambda over the cached lists)
+    double detectMs = 0.0; ///< solver-side detection (lambda over the cached lists)
     /// The frame-end neighbour-list refresh detection needs; the next step reuses the lists
     /// instead of building its own, so this is the physics' neighbour search done early.
     double refreshMs = 0.0;
-    double buildMs = 0.0;   ///< wall time of the reconstruction (detection not included)
-    std::string error;      ///< non-empty: the build failed (result empty)
+    double buildMs = 0.0; ///< wall time of the reconstruction (detection not included)
+    std::string error;    ///< non-empty: the build failed (result empty)
     /// Tode of the paper (detection + octree + distance field), ms.
     double odeMs() const {
         return detectMs + result.stats.tDetectMs + result.stats.tOctreeMs + result.stats.tDistanceMs;

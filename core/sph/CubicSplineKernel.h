@@ -24,8 +24,10 @@ public:
 
     float W(float r) const {
         const float q = r * invH_;
-        if (q >= 1.0f) return 0.0f;
-        if (q <= 0.5f) return k_ * (6.0f * q * q * (q - 1.0f) + 1.0f);
+        if (q >= 1.0f)
+            return 0.0f;
+        if (q <= 0.5f)
+            return k_ * (6.0f * q * q * (q - 1.0f) + 1.0f);
         const float t = 1.0f - q;
         return k_ * 2.0f * t * t * t;
     }
@@ -37,9 +39,11 @@ public:
     Vec3f gradW(const Vec3f& r) const {
         const float rl = r.norm();
         const float q = rl * invH_;
-        if (q >= 1.0f || rl <= 1.0e-9f) return Vec3f::Zero();
+        if (q >= 1.0f || rl <= 1.0e-9f)
+            return Vec3f::Zero();
         const Vec3f gradq = r * (1.0f / (rl * h_));
-        if (q <= 0.5f) return (l_ * q * (3.0f * q - 2.0f)) * gradq;
+        if (q <= 0.5f)
+            return (l_ * q * (3.0f * q - 2.0f)) * gradq;
         const float t = 1.0f - q;
         return (-l_ * t * t) * gradq;
     }

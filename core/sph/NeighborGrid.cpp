@@ -10,8 +10,10 @@
 namespace octo {
 
 void NeighborGrid::setDomain(const Aabb& domain, float cellSize) {
-    if (!(cellSize > 0.0f) || !std::isfinite(cellSize)) throw std::invalid_argument("NeighborGrid: cell size must be > 0");
-    if (domain.empty()) throw std::invalid_argument("NeighborGrid: empty domain");
+    if (!(cellSize > 0.0f) || !std::isfinite(cellSize))
+        throw std::invalid_argument("NeighborGrid: cell size must be > 0");
+    if (domain.empty())
+        throw std::invalid_argument("NeighborGrid: empty domain");
     domain_ = domain;
     cellSize_ = cellSize;
     invCellSize_ = 1.0f / cellSize;
@@ -21,22 +23,27 @@ void NeighborGrid::setDomain(const Aabb& domain, float cellSize) {
         bricks_[a] = (dims_[a] + 7) / 8;
     }
     const size_t cells = size_t(bricks_.x()) * bricks_.y() * bricks_.z() * 512u;
-    if (cells > (size_t(1) << 31)) throw std::length_error("NeighborGrid: domain too large for the cell size");
+    if (cells > (size_t(1) << 31))
+        throw std::length_error("NeighborGrid: domain too large for the cell size");
     cellStart_.assign(cells + 1, 0u);
 }
 
 void NeighborGrid::setDomainFromPoints(std::span<const Vec3f> points, float cellSize, size_t maxCells) {
     Aabb box;
     for (const Vec3f& p : points)
-        if (p.allFinite()) box.extend(p);
-    if (box.empty()) box = Aabb(Vec3f::Zero(), Vec3f::Constant(cellSize));
-    if (maxCells == 0) maxCells = std::max<size_t>(size_t(1) << 18, 8 * points.size());
+        if (p.allFinite())
+            box.extend(p);
+    if (box.empty())
+        box = Aabb(Vec3f::Zero(), Vec3f::Constant(cellSize));
+    if (maxCells == 0)
+        maxCells = std::max<size_t>(size_t(1) << 18, 8 * points.size());
     const Vec3f ext = box.extent();
     float size = cellSize;
     for (int guard = 0; guard < 64; ++guard) {
         const double cells = double(std::ceil(ext.x() / size) + 9) * double(std::ceil(ext.y() / size) + 9) *
                              double(std::ceil(ext.z() / size) + 9);
-        if (cells <= double(maxCells)) break;
+        if (cells <= double(maxCells))
+            break;
         size *= 1.25f;
     }
     setDomain(box, size);
@@ -58,13 +65,15 @@ void NeighborGrid::build(std::span<const Vec3f> points) {
         }
     });
     // Exclusive prefix sum: cellStart_[c] = first sorted index of cell c.
-    for (size_t c = 0; c < cells; ++c) cellStart_[c + 1] += cellStart_[c];
+    for (size_t c = 0; c < cells; ++c)
+        cellStart_[c + 1] += cellStart_[c];
 
     // Scatter; order inside a cell is restored afterwards so the result is deterministic.
     cursor_.assign(cellStart_.begin(), cellStart_.end() - 1);
     tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t i = r.begin(); i < r.end(); ++i) {
-            const uint32_t slot = std::atomic_ref<uint32_t>(cursor_[keys_[i]]).fetch_add(1u, std::memory_order_relaxed);
+            const uint32_t slot =
+                std::atomic_ref<uint32_t>(cursor_[keys_[i]]).fetch_add(1u, std::memory_order_relaxed);
             order_[slot] = uint32_t(i);
         }
     });

@@ -54,7 +54,9 @@ public:
         return brick * 512u + morton3(uint32_t(c.x()) & 7u, uint32_t(c.y()) & 7u, uint32_t(c.z()) & 7u);
     }
     /// Sorted-index range [first, second) of the points in cell rank r.
-    std::pair<uint32_t, uint32_t> cellRange(uint32_t rank) const { return {cellStart_[rank], cellStart_[rank + 1]}; }
+    std::pair<uint32_t, uint32_t> cellRange(uint32_t rank) const {
+        return {cellStart_[rank], cellStart_[rank + 1]};
+    }
 
     /// Calls f(begin, end) for each non-empty cell within ceil(radius / cellSize) cells of x.
     template <class F> void forEachCandidateRange(const Vec3f& x, float radius, F&& f) const;
@@ -68,7 +70,8 @@ public:
             for (uint32_t j = b; j < e; ++j) {
                 const Vec3f& xj = sortedPositions[j];
                 const float r2 = (x - xj).squaredNorm();
-                if (r2 <= r2max) f(j, xj, r2);
+                if (r2 <= r2max)
+                    f(j, xj, r2);
             }
         });
     }
@@ -102,7 +105,8 @@ template <class T> void NeighborGrid::gather(std::span<const T> data, std::vecto
     const T* src = data.data();
     const size_t n = order_.size();
     // Small enough to leave to the caller's parallel region; large copies are bandwidth bound.
-    for (size_t k = 0; k < n; ++k) dst[k] = src[ord[k]];
+    for (size_t k = 0; k < n; ++k)
+        dst[k] = src[ord[k]];
 }
 
 template <class F> void NeighborGrid::forEachCandidateRange(const Vec3f& x, float radius, F&& f) const {
@@ -116,7 +120,8 @@ template <class F> void NeighborGrid::forEachCandidateRange(const Vec3f& x, floa
             for (int xx = x0; xx <= x1; ++xx) {
                 const uint32_t r = rankOf(Vec3i(xx, y, z));
                 const uint32_t b = cellStart_[r], e = cellStart_[r + 1];
-                if (b != e) f(b, e);
+                if (b != e)
+                    f(b, e);
             }
 }
 

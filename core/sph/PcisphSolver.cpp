@@ -283,10 +283,11 @@ void PcisphSolver::computeNonPressure(float dt) {
     const float* wPrev = omegaNormPrev_.data();
     const float* V = volume_.data();
     if (tension || vortex)
-        tbb::parallel_for(tbb::blocked_range<size_t>(0, state_.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
-            for (size_t i = r.begin(); i < r.end(); ++i)
-                volume_[i] = m / rho[i];
-        });
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, state_.size(), 4096),
+                          [&](const tbb::blocked_range<size_t>& r) {
+                              for (size_t i = r.begin(); i < r.end(); ++i)
+                                  volume_[i] = m / rho[i];
+                          });
     std::atomic<float> maxA2{0.0f};
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         const uint32_t* fn = blocks_[b].fluid.data();

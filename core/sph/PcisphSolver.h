@@ -6,11 +6,11 @@
 // Per step: sort the particles by Z-order cell, build cached neighbour lists (fluid-fluid and
 // fluid-boundary) once, compute gravity + artificial viscosity (Monaghan 1992) + boundary
 // friction (Akinci 2012 eq. 11) + optional surface tension and adhesion (SurfaceTension_Akinci2013)
-// + optional vorticity confinement (VorticityConfinement_Fedkiw2001), then iterate prediction -> density -> pressure -> pressure
-// force with the cached lists until max_i (rho*_i - rho0)/rho0 <= eta (at least minIterations,
-// at most maxIterations), then integrate with symplectic Euler.
-// delta (eq. 8 of the paper) comes from a prototype particle with a full neighbourhood on the
-// rest lattice; it scales with 1/dt^2 and is recomputed for every new dt.
+// + optional vorticity confinement (VorticityConfinement_Fedkiw2001), then iterate prediction -> density ->
+// pressure -> pressure force with the cached lists until max_i (rho*_i - rho0)/rho0 <= eta (at least
+// minIterations, at most maxIterations), then integrate with symplectic Euler. delta (eq. 8 of the paper)
+// comes from a prototype particle with a full neighbourhood on the rest lattice; it scales with 1/dt^2 and is
+// recomputed for every new dt.
 //
 // Beyond the paper, for robustness (each explained where it is implemented):
 //  - delta_i = min(delta_prototype, delta from i's own neighbours incl. boundary): one-sided
@@ -48,16 +48,16 @@ public:
         int maxIterations = 50;
         float timeStepMin = 1e-5f, timeStepMax = 5e-3f; // s
         float cflFactor = 0.4f;
-        float viscosity = 0.01f;        // Monaghan alpha
-        float boundaryFriction = 0.05f; // Akinci sigma
-        float soundSpeed = 20.0f;       // m/s, numerical c_s scaling the artificial viscosity
-        float surfaceTension = 0.0f;    // Akinci 2013 gamma (cohesion + curvature), 0 = off
-        float adhesion = 0.0f;          // Akinci 2013 beta (fluid-boundary adhesion), 0 = off
+        float viscosity = 0.01f;           // Monaghan alpha
+        float boundaryFriction = 0.05f;    // Akinci sigma
+        float soundSpeed = 20.0f;          // m/s, numerical c_s scaling the artificial viscosity
+        float surfaceTension = 0.0f;       // Akinci 2013 gamma (cohesion + curvature), 0 = off
+        float adhesion = 0.0f;             // Akinci 2013 beta (fluid-boundary adhesion), 0 = off
         float vorticityConfinement = 0.0f; // epsilon of VorticityConfinement_Fedkiw2001, 0 = off
         Vec3f gravity = Vec3f(0.0f, -9.81f, 0.0f);
         Aabb domain;      // region of the neighbour grid (particles outside still work)
         Aabb containment; // if not empty: particles leaving it are put back (safety net)
-        Aabb escape;      // outer face of the walls: a particle beyond it escaped (counted before the net acts)
+        Aabb escape; // outer face of the walls: a particle beyond it escaped (counted before the net acts)
     };
 
     /// What one step did; times in milliseconds of wall clock.
@@ -164,7 +164,7 @@ private:
     float maxSpeedCandidate_ = 0.0f; // of the latest prediction
     bool finiteCandidate_ = true;
     bool listsCurrent_ = false; // refreshNeighborLists() ran since the last step (reused by it)
-    float dtScale_ = 1.0f; // < 1 after restarts / missed tolerance, recovers by 10 % per good step
+    float dtScale_ = 1.0f;      // < 1 after restarts / missed tolerance, recovers by 10 % per good step
     StepResult last_;
 };
 

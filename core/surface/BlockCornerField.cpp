@@ -14,7 +14,7 @@ namespace {
 constexpr uint64_t kX0 = 0x0101010101010101ull; // cells with x == 0
 constexpr uint64_t kX7 = 0x8080808080808080ull; // x == 7
 constexpr uint64_t kY7 = 0xFF00000000000000ull; // y == 7
-constexpr float kMinT = 1e-3f;                    // crossings stay this far (in cells) from corners
+constexpr float kMinT = 1e-3f;                  // crossings stay this far (in cells) from corners
 
 inline void atomicOr(uint64_t& word, uint64_t bits) {
     if (bits)
@@ -308,7 +308,8 @@ size_t BlockCornerField::bytes() const {
            cornerMask_.capacity() * sizeof(BlockMask) + nbr_.capacity() * sizeof(nbr_[0]) +
            phi_.capacity() * sizeof(float) + edgeMask_.capacity() * sizeof(edgeMask_[0]) +
            edgePrefix_.capacity() * sizeof(edgePrefix_[0]) +
-           (vertexBase_.capacity() + triBase_.capacity() + triCount_.capacity() + extraCount_.capacity()) * sizeof(uint32_t) +
+           (vertexBase_.capacity() + triBase_.capacity() + triCount_.capacity() + extraCount_.capacity()) *
+               sizeof(uint32_t) +
            scratchKeys_.capacity() * sizeof(uint64_t) + scratchBlocks_.capacity() * sizeof(CellBlock);
 }
 

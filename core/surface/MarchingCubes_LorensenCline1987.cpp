@@ -167,7 +167,8 @@ private:
             }
             if (start >= 0) {
                 for (int k = 1; k + 1 < n; ++k)
-                    emit(loop[size_t(start)], loop[size_t((start + k) % n)], loop[size_t((start + k + 1) % n)]);
+                    emit(loop[size_t(start)], loop[size_t((start + k) % n)],
+                         loop[size_t((start + k + 1) % n)]);
             } else {
                 if (out.extraCount >= out.extraLoops.size())
                     throw std::logic_error("marching cubes table: too many loop centres");

@@ -39,13 +39,13 @@ struct MarchingCubesTable {
     struct Entry {
         std::array<int8_t, 37> triangles{}; ///< triangle vertex triples, terminated by -1
         uint8_t triangleCount = 0;
-        uint8_t extraCount = 0;                  ///< extra (loop-centre) vertices
-        std::array<uint16_t, 2> extraLoops{};    ///< edge mask of the loop around each extra vertex
+        uint8_t extraCount = 0;               ///< extra (loop-centre) vertices
+        std::array<uint16_t, 2> extraLoops{}; ///< edge mask of the loop around each extra vertex
     };
-    std::array<uint16_t, 256> edgeMask{};      ///< crossing edges of each case
-    std::array<uint8_t, 256> ambiguousFaces{}; ///< bit f: face f ambiguous (f = 2 axis + side)
-    std::array<uint16_t, 256> entryBase{};     ///< first entry of each case
-    std::vector<Entry> entries;                ///< per case, 2^(ambiguous faces) entries
+    std::array<uint16_t, 256> edgeMask{};                ///< crossing edges of each case
+    std::array<uint8_t, 256> ambiguousFaces{};           ///< bit f: face f ambiguous (f = 2 axis + side)
+    std::array<uint16_t, 256> entryBase{};               ///< first entry of each case
+    std::vector<Entry> entries;                          ///< per case, 2^(ambiguous faces) entries
     std::array<std::array<uint8_t, 4>, 6> faceCorners{}; ///< cyclic corner order of face f
     std::array<uint8_t, 12> edgeCornerIdx{};             ///< lower corner of each edge
     std::array<uint8_t, 12> edgeAxisIdx{};

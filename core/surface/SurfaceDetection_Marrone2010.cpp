@@ -23,7 +23,7 @@ namespace {
 struct Candidates {
     std::vector<float> x, y, z, v;
     std::vector<std::pair<uint32_t, uint32_t>> ranges; // sorted-index ranges of the 27 cells
-    Eigen::ArrayXf dx, dy, dz, s, nv; // per particle: its neighbours within h (compacted)
+    Eigen::ArrayXf dx, dy, dz, s, nv;                  // per particle: its neighbours within h (compacted)
     size_t bytes() const {
         return (x.capacity() + y.capacity() + z.capacity() + v.capacity()) * sizeof(float) +
                size_t(dx.size() + dy.size() + dz.size() + s.size() + nv.size()) * sizeof(float);
@@ -100,7 +100,8 @@ void gather(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const
 
 // Copies the candidates whose bits are set into c.dx/dy/dz (x_i - x_j) and c.nv (value), in
 // candidate order, starting at k; returns the new count.
-inline Eigen::Index compact(Candidates& c, size_t j0, uint64_t bits, float xi, float yi, float zi, Eigen::Index k) {
+inline Eigen::Index compact(Candidates& c, size_t j0, uint64_t bits, float xi, float yi, float zi,
+                            Eigen::Index k) {
     const float *x = c.x.data(), *y = c.y.data(), *z = c.z.data(), *v = c.v.data();
     float *dx = c.dx.data(), *dy = c.dy.data(), *dz = c.dz.data(), *nv = c.nv.data();
     for (; bits; bits &= bits - 1) {
@@ -117,7 +118,8 @@ inline Eigen::Index compact(Candidates& c, size_t j0, uint64_t bits, float xi, f
 // Compacts the candidates within h of (xi, yi, zi); returns their count. 64 candidates at a time:
 // a SIMD distance test gives a bit mask, and only the set bits (~15 % of the candidates) are
 // copied. The masks are written to maskOut when given (and the candidates fit in it).
-Eigen::Index neighbours(Candidates& c, float xi, float yi, float zi, float h2, NeighbourMask* maskOut = nullptr) {
+Eigen::Index neighbours(Candidates& c, float xi, float yi, float zi, float h2,
+                        NeighbourMask* maskOut = nullptr) {
     const size_t m = c.x.size();
     const float *x = c.x.data(), *y = c.y.data(), *z = c.z.data();
     Eigen::Index k = 0;
@@ -131,7 +133,8 @@ Eigen::Index neighbours(Candidates& c, float xi, float yi, float zi, float h2, N
             const __m128 ex = _mm_sub_ps(xv, _mm_loadu_ps(x + j0 + j));
             const __m128 ey = _mm_sub_ps(yv, _mm_loadu_ps(y + j0 + j));
             const __m128 ez = _mm_sub_ps(zv, _mm_loadu_ps(z + j0 + j));
-            const __m128 r2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex, ex), _mm_mul_ps(ey, ey)), _mm_mul_ps(ez, ez));
+            const __m128 r2 =
+                _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex, ex), _mm_mul_ps(ey, ey)), _mm_mul_ps(ez, ez));
             bits |= uint64_t(unsigned(_mm_movemask_ps(_mm_cmplt_ps(r2, hv)))) << j;
         }
 #endif
@@ -173,15 +176,17 @@ namespace {
 // The cubic spline in branch-free form: W = k (2 max(0, 1-q)^3 - 8 max(0, 1/2-q)^3), which equals
 // k (6q^3 - 6q^2 + 1) for q <= 1/2 and 2k (1-q)^3 for 1/2 < q <= 1 (same as CubicSplineKernel).
 // masks: per sorted particle, written when given.
-void densityPass(const NeighborGrid& grid, std::span<const Vec3f> xs, const CubicSplineKernel& kernel, float mass,
-                 std::span<float> rho, tbb::enumerable_thread_specific<Candidates>& tls, NeighbourMask* masks) {
+void densityPass(const NeighborGrid& grid, std::span<const Vec3f> xs, const CubicSplineKernel& kernel,
+                 float mass, std::span<float> rho, tbb::enumerable_thread_specific<Candidates>& tls,
+                 NeighbourMask* masks) {
     const float h = kernel.supportRadius(), invH = 1.0f / h;
     const float k = 8.0f / (std::numbers::pi_v<float> * h * h * h);
     forEachOccupiedCell(grid, [&](uint32_t b, uint32_t e) {
         Candidates& c = tls.local();
         gather(grid, xs, {}, xs[b], h, c);
         for (uint32_t i = b; i < e; ++i) {
-            const Eigen::Index n = neighbours(c, xs[i].x(), xs[i].y(), xs[i].z(), h * h, masks ? masks + i : nullptr);
+            const Eigen::Index n =
+                neighbours(c, xs[i].x(), xs[i].y(), xs[i].z(), h * h, masks ? masks + i : nullptr);
             auto q = c.s.head(n);
             q = (c.dx.head(n).square() + c.dy.head(n).square() + c.dz.head(n).square()).sqrt() * invH;
             const float sum = (2.0f * (1.0f - q).max(0.0f).cube() - 8.0f * (0.5f - q).max(0.0f).cube()).sum();
@@ -198,10 +203,11 @@ void lambdaPass(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<c
     const float k = 8.0f / (std::numbers::pi_v<float> * h * h * h);
     ws.volumes.resize(rho.size());
     float* volumes = ws.volumes.data();
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, rho.size(), 16384), [&](const tbb::blocked_range<size_t>& r) {
-        for (size_t j = r.begin(); j < r.end(); ++j)
-            volumes[j] = rho[j] > 0.0f ? mass / rho[j] : 0.0f; // V_j = m / rho_j
-    });
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, rho.size(), 16384),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t j = r.begin(); j < r.end(); ++j)
+                              volumes[j] = rho[j] > 0.0f ? mass / rho[j] : 0.0f; // V_j = m / rho_j
+                      });
     auto& tls = ws.candidates;
     forEachOccupiedCell(grid, [&](uint32_t b, uint32_t e) {
         Candidates& c = tls.local();
@@ -245,7 +251,8 @@ void SurfaceDetection_Marrone2010::computeLambda(const NeighborGrid& grid, std::
     lambdaPass(grid, xs, rho, kernel, mass, lambda, workspace.impl(), nullptr);
 }
 
-void SurfaceDetection_Marrone2010::computeDensitiesAndLambda(const NeighborGrid& grid, std::span<const Vec3f> xs,
+void SurfaceDetection_Marrone2010::computeDensitiesAndLambda(const NeighborGrid& grid,
+                                                             std::span<const Vec3f> xs,
                                                              const CubicSplineKernel& kernel, float mass,
                                                              std::span<float> rho, std::span<float> lambda,
                                                              Workspace& workspace) {

@@ -164,7 +164,8 @@ void SurfaceReconstructor::evaluateCorners() {
 void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
                                        const SurfaceSettings& settings, std::span<const float> lambda) {
     if (lambda.size() != positions.size())
-        throw std::invalid_argument("surface reconstruction: lambda array size differs from the particle count");
+        throw std::invalid_argument(
+            "surface reconstruction: lambda array size differs from the particle count");
     struct Reset {
         std::span<const float>& given;
         ~Reset() { given = {}; }
@@ -310,8 +311,9 @@ uint64_t SurfaceReconstructor::workspaceBytes() const {
     const auto& m = result_.mesh;
     size_t phiBytes = 0;
     for (const auto& c : phiCandidates_)
-        phiBytes += (c.x.capacity() + c.y.capacity() + c.z.capacity()) * sizeof(float) +
-                    size_t(c.dx.size() + c.dy.size() + c.dz.size() + c.w.size() + c.cg.size()) * sizeof(float);
+        phiBytes +=
+            (c.x.capacity() + c.y.capacity() + c.z.capacity()) * sizeof(float) +
+            size_t(c.dx.size() + c.dy.size() + c.dz.size() + c.w.size() + c.cg.size()) * sizeof(float);
     return gridBytes + xs_.capacity() * sizeof(Vec3f) +
            (rho_.capacity() + lambda_.capacity()) * sizeof(float) + surfaceXs_.capacity() * sizeof(Vec3f) +
            octree_.bytes() + dense_.bytes() + detection_.bytes() + phiBytes +

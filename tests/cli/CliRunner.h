@@ -32,8 +32,8 @@ inline CliResult runCli(const QStringList& args, int timeoutMs = 120000) {
         p.waitForFinished();
         return {-1, {}, "timeout"};
     }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
+            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
 }
 
 } // namespace octo::test

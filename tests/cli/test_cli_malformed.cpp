@@ -16,20 +16,22 @@ using namespace octo::test;
 class TestCliMalformed : public QObject {
     Q_OBJECT
 private:
-    static void expectRefusal(const CliResult& r, const std::vector<std::string>& expected, const QString& what) {
+    static void expectRefusal(const CliResult& r, const std::vector<std::string>& expected,
+                              const QString& what) {
         QVERIFY2(r.code != -1, qPrintable(what + ": timed out (hang?)"));
         QVERIFY2(r.code != 0 && r.code != -2, qPrintable(what + QString(": exit %1").arg(r.code)));
         const QString err = r.err.trimmed();
         QVERIFY2(!err.contains('\n'), qPrintable(what + ": more than one line: " + err));
         for (const std::string& e : expected)
-            QVERIFY2(err.contains(QString::fromStdString(e)), qPrintable(what + ": expected '" +
-                                                                          QString::fromStdString(e) + "' in: " + err));
+            QVERIFY2(err.contains(QString::fromStdString(e)),
+                     qPrintable(what + ": expected '" + QString::fromStdString(e) + "' in: " + err));
     }
     static void writeBlock(const QString& path) {
         ParticleData d;
         for (int i = 0; i < 4; ++i)
             for (int j = 0; j < 4; ++j)
-                for (int k = 0; k < 4; ++k) d.positions.emplace_back(0.02f * i, 0.02f * j, 0.02f * k);
+                for (int k = 0; k < 4; ++k)
+                    d.positions.emplace_back(0.02f * i, 0.02f * j, 0.02f * k);
         writeParticlesPly(path.toStdString(), d);
     }
 
@@ -70,21 +72,24 @@ private slots:
                       {"'minIterations' = 20", "'maxIterations' = 10", "conflict"}, "min > max iterations");
         expectRefusal(runCli({"run", "--scene", "tank", "--frames", "1", "--set", "timeStepMin=0.009"}),
                       {"'timeStepMin' = 0.009", "'timeStepMax' = 0.005"}, "dt min > max");
-        expectRefusal(runCli({"run", "--scene", "tank", "--frames", "1", "--set", "tLow=5", "--set", "tHigh=1"}),
-                      {"'tLow' = 5", "'tHigh' = 1"}, "tLow > tHigh");
+        expectRefusal(
+            runCli({"run", "--scene", "tank", "--frames", "1", "--set", "tLow=5", "--set", "tHigh=1"}),
+            {"'tLow' = 5", "'tHigh' = 1"}, "tLow > tHigh");
     }
 
     void runFailsLoudlyWhenTheSurfaceFails() {
         // Used to drop the surface with exit 0 and no message unless --export-mesh was given.
-        expectRefusal(runCli({"run", "--scene", "tank", "--radius", "0.02", "--frames", "2", "--set", "leafSize=1e-9"}),
-                      {"surface reconstruction failed", "surfaceEnabled=false"}, "leafSize 1e-9");
+        expectRefusal(
+            runCli({"run", "--scene", "tank", "--radius", "0.02", "--frames", "2", "--set", "leafSize=1e-9"}),
+            {"surface reconstruction failed", "surfaceEnabled=false"}, "leafSize 1e-9");
     }
 
     void statsToAFullDeviceFails() {
         QTemporaryDir dir;
         const QString in = dir.filePath("block.ply");
         writeBlock(in);
-        expectRefusal(runCli({"reconstruct", in, dir.filePath("m.obj"), "--radius", "0.01", "--stats-json", "/dev/full"}),
+        expectRefusal(runCli({"reconstruct", in, dir.filePath("m.obj"), "--radius", "0.01", "--stats-json",
+                              "/dev/full"}),
                       {"/dev/full", "write failed"}, "reconstruct --stats-json /dev/full");
         expectRefusal(runCli({"run", "--scene", "tank", "--radius", "0.02", "--frames", "1", "--set",
                               "surfaceEnabled=false", "--stats-json", "/dev/full"}),
@@ -99,8 +104,8 @@ private slots:
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QByteArray before = f.readAll();
         f.close();
-        expectRefusal(runCli({"reconstruct", in, in, "--radius", "0.01"}), {"block.ply", "refusing to overwrite"},
-                      "in == out");
+        expectRefusal(runCli({"reconstruct", in, in, "--radius", "0.01"}),
+                      {"block.ply", "refusing to overwrite"}, "in == out");
         // The same file through another spelling of its path.
         expectRefusal(runCli({"reconstruct", in, dir.path() + "/./block.ply", "--radius", "0.01"}),
                       {"refusing to overwrite"}, "in == ./out");
@@ -113,13 +118,13 @@ private slots:
         QTemporaryDir dir;
         writeBlock(dir.filePath("f_0001.ply"));
         writeBlock(dir.filePath("f_0002.ply"));
-        const CliResult r = runCli({"reconstruct", dir.filePath("f_%04d.ply"), dir.filePath("m_%04d.obj"), "--radius",
-                                    "0.01", "--first", "0", "--last", "2000000000"},
+        const CliResult r = runCli({"reconstruct", dir.filePath("f_%04d.ply"), dir.filePath("m_%04d.obj"),
+                                    "--radius", "0.01", "--first", "0", "--last", "2000000000"},
                                    30000);
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(QFile::exists(dir.filePath("m_0001.obj")) && QFile::exists(dir.filePath("m_0002.obj")));
-        expectRefusal(runCli({"reconstruct", dir.filePath("f_%04d.ply"), dir.filePath("m_%04d.obj"), "--first", "5",
-                              "--last", "9"}),
+        expectRefusal(runCli({"reconstruct", dir.filePath("f_%04d.ply"), dir.filePath("m_%04d.obj"),
+                              "--first", "5", "--last", "9"}),
                       {"no input files match", "--first/--last"}, "empty range");
         expectRefusal(runCli({"reconstruct", dir.filePath("f_%04d.ply"), dir.filePath("m_%04d.obj"), "--last",
                               "99999999999999999999"}),

@@ -3,14 +3,14 @@
 // line on stderr. The binary's path is compiled in (CliRunner.h); a missing binary fails the test.
 #include "io/ParticleIo.h"
 
+#include "CliRunner.h"
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include "CliRunner.h"
 
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
-#include <QFileInfo>
 #include <QtTest>
 
 using namespace octo;
@@ -19,25 +19,32 @@ class TestCliReconstruct : public QObject {
     Q_OBJECT
 private:
     using Result = octo::test::CliResult;
-    static Result run(const QStringList& args, int timeoutMs = 120000) { return octo::test::runCli(args, timeoutMs); }
+    static Result run(const QStringList& args, int timeoutMs = 120000) {
+        return octo::test::runCli(args, timeoutMs);
+    }
     /// A resting block of n^3 particles at spacing 0.02 (r = 0.01), shifted by `offset`.
     static void writeBlock(const QString& path, int n, float offset) {
         ParticleData d;
         for (int i = 0; i < n; ++i)
             for (int j = 0; j < n; ++j)
-                for (int k = 0; k < n; ++k) d.positions.emplace_back(offset + 0.02f * i, 0.02f * j, 0.02f * k);
+                for (int k = 0; k < n; ++k)
+                    d.positions.emplace_back(offset + 0.02f * i, 0.02f * j, 0.02f * k);
         writeParticlesPly(path.toStdString(), d);
     }
     /// Parses the vertex and face counts of a binary PLY mesh header.
     static std::pair<int, int> plyCounts(const QString& path) {
         QFile f(path);
-        if (!f.open(QIODevice::ReadOnly)) return {-1, -1};
+        if (!f.open(QIODevice::ReadOnly))
+            return {-1, -1};
         int vertices = -1, faces = -1;
         while (!f.atEnd()) {
             const QByteArray line = f.readLine().trimmed();
-            if (line.startsWith("element vertex")) vertices = line.split(' ').last().toInt();
-            if (line.startsWith("element face")) faces = line.split(' ').last().toInt();
-            if (line == "end_header") break;
+            if (line.startsWith("element vertex"))
+                vertices = line.split(' ').last().toInt();
+            if (line.startsWith("element face"))
+                faces = line.split(' ').last().toInt();
+            if (line == "end_header")
+                break;
         }
         return {vertices, faces};
     }
@@ -61,8 +68,8 @@ private slots:
         QFile f(json);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
-        for (const char* key : {"particles", "surfaceParticles", "cubes", "cubesUniform", "triangles", "tDetectMs",
-                                "tOctreeMs", "tDistanceMs", "tMcMs", "tTotalMs", "peakBytes"})
+        for (const char* key : {"particles", "surfaceParticles", "cubes", "cubesUniform", "triangles",
+                                "tDetectMs", "tOctreeMs", "tDistanceMs", "tMcMs", "tTotalMs", "peakBytes"})
             QVERIFY2(o.contains(key), key);
         QCOMPARE(o["particles"].toInt(), 12 * 12 * 12);
         QCOMPARE(o["triangles"].toInt(), faces);

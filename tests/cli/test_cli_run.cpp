@@ -1,19 +1,21 @@
 // octofluid-cli run / bench: exit codes, one line per frame, the stable --stats-json names.
 // The binary's path is compiled in (CliRunner.h); a missing binary fails the test.
+#include "CliRunner.h"
 #include <QJsonDocument>
 #include <QJsonObject>
-#include "CliRunner.h"
 
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
-#include <QFileInfo>
 #include <QtTest>
 
 class TestCliRun : public QObject {
     Q_OBJECT
 private:
     using Result = octo::test::CliResult;
-    static Result run(const QStringList& args, int timeoutMs = 120000) { return octo::test::runCli(args, timeoutMs); }
+    static Result run(const QStringList& args, int timeoutMs = 120000) {
+        return octo::test::runCli(args, timeoutMs);
+    }
 
 private slots:
     void initTestCase() {

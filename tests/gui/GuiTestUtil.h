@@ -17,7 +17,6 @@ inline constexpr qint64 kMaxTimerGapMs = 300;
 inline constexpr qint64 kMaxTimerGapMs = 100;
 #endif
 
-
 inline void useCoreProfile() {
     QSurfaceFormat format;
     format.setVersion(3, 3);

@@ -38,11 +38,7 @@ void sendMove(QWidget* view, QPoint at) {
 class TestCoreDrag : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() {
-        test::useCoreProfile();
-        if (!app::coreSimulationAvailable())
-            QSKIP("octofluid was built without the core Simulation");
-    }
+    void initTestCase() { test::useCoreProfile(); }
 
     void mouseDragPullsBodyTowardCursor() {
         app::MainWindowOptions o;

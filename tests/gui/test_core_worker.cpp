@@ -1,12 +1,13 @@
 // The application driving the real core Simulation: the worker steps the dam break, the
 // statistics update, the event loop stays responsive while the solver runs, λmin edits move
 // #FPsurface monotonically (when the core publishes it), and one screenshot per scene is saved
-// as a test artefact. Skipped when the app was built without the core Simulation.
+// as a test artefact.
 #include "GuiTestUtil.h"
 #include "gui/MainWindow.h"
 #include "gui/StatsPanel.h"
 
 #include <QtTest>
+#include <algorithm>
 
 using namespace octo;
 
@@ -15,11 +16,7 @@ using test::kMaxTimerGapMs;
 class TestCoreWorker : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() {
-        test::useCoreProfile();
-        if (!app::coreSimulationAvailable())
-            QSKIP("octofluid was built without the core Simulation");
-    }
+    void initTestCase() { test::useCoreProfile(); }
 
     void damBreakStepsAndWindowStaysResponsive() {
         app::MainWindowOptions o;
@@ -70,8 +67,8 @@ private slots:
         app::MainWindow window(o);
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.worker()->latestFrame(), 60000);
-        if (window.worker()->latestFrame()->snapshot->stat("#FPsurface", -1.0) < 0.0)
-            QSKIP("the core snapshot has no #FPsurface yet (surface reconstruction not wired)");
+        QVERIFY2(window.worker()->latestFrame()->snapshot->stat("#FPsurface", -1.0) >= 0.0,
+                 "the core snapshot must publish #FPsurface");
         double previous = -1.0;
         for (double lambdaMin : {0.3, 0.6, 0.9}) {
             window.worker()->setParameter("lambdaMin", lambdaMin);
@@ -130,15 +127,17 @@ private slots:
         const FrameSnapshot& f = *window.worker()->latestFrame()->snapshot;
         QCOMPARE(f.surfaceFlag.size(), f.positions.size());
         for (size_t i = 0; i < f.positions.size(); ++i)
-            QVERIFY2((f.lambda[i] <= 0.3f) == (f.surfaceFlag[i] != 0), "a surface of the old lambdaMin was shown");
+            QVERIFY2((f.lambda[i] <= 0.3f) == (f.surfaceFlag[i] != 0),
+                     "a surface of the old lambdaMin was shown");
     }
 
     void screenshotPerScene() {
-        // Artefacts to look at; scenes that do not exist yet are reported, not failed.
+        // Every built-in scene must load and be captured; the images are artefacts to look at.
+        const auto& scenes = app::builtinSceneNames();
+        QVERIFY(scenes.size() >= 8);
+        QVERIFY(std::find(scenes.begin(), scenes.end(), "synthetic") == scenes.end());
         int saved = 0;
-        for (const auto& scene : app::builtinSceneNames()) {
-            if (scene == "synthetic")
-                continue;
+        for (const auto& scene : scenes) {
             app::MainWindowOptions o;
             o.scene = scene;
             o.persistSettings = false;
@@ -158,16 +157,13 @@ private slots:
             // The initial state: steps per frame vary wildly between scenes and solver settings.
             window.startCapture(file, 0, 1.0 / 60.0, QSize(800, 500), 60.0);
             QTRY_VERIFY_WITH_TIMEOUT(code >= 0, 90000);
-            if (code != 0) {
-                qWarning("scene %s: %s", scene.c_str(), qPrintable(message));
-                continue;
-            }
+            QVERIFY2(code == 0, qPrintable(QString::fromStdString(scene) + ": " + message));
             QImage image(file);
             QCOMPARE(image.size(), QSize(800, 500));
             QVERIFY(test::distinctColors(image) > 10);
             ++saved;
         }
-        QVERIFY2(saved >= 1, "not even the dam break could be captured");
+        QCOMPARE(saved, int(scenes.size()));
     }
 };
 

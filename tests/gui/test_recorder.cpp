@@ -92,7 +92,8 @@ private slots:
         QVERIFY(blocker.open(QIODevice::WriteOnly));
         blocker.close();
         QVERIFY(!window.startRecording(blocker.fileName() + "/frames", QSize(64, 48), 3));
-        QVERIFY2(window.recordingStatus().startsWith("Not recording") && !window.recordingStatus().contains("3 frames"),
+        QVERIFY2(window.recordingStatus().startsWith("Not recording") &&
+                     !window.recordingStatus().contains("3 frames"),
                  qPrintable(window.recordingStatus()));
         QVERIFY(!window.lastProblem().isEmpty());
         QVERIFY(!window.resetOffered());

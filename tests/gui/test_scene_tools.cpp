@@ -14,7 +14,8 @@
 using namespace octo;
 
 namespace {
-bool presented(app::MainWindow& w, const std::function<bool(const app::PublishedFrame&)>& ok, int ms = 60000) {
+bool presented(app::MainWindow& w, const std::function<bool(const app::PublishedFrame&)>& ok,
+               int ms = 60000) {
     return QTest::qWaitFor(
         [&] {
             const auto f = w.viewport()->frame();
@@ -57,7 +58,8 @@ private slots:
         QVERIFY2(f->snapshot->positions.size() > 5000,
                  qPrintable(QString("%1 particles").arg(f->snapshot->positions.size())));
         auto* sceneRadius = w.findChild<QDoubleSpinBox*>("sceneParticleRadius");
-        auto* panelRadius = qobject_cast<QDoubleSpinBox*>(w.parameterPanel("Solver")->editorFor("particleRadius"));
+        auto* panelRadius =
+            qobject_cast<QDoubleSpinBox*>(w.parameterPanel("Solver")->editorFor("particleRadius"));
         QTRY_VERIFY(std::abs(sceneRadius->value() - fileRadius) < 1e-6);
         QTRY_VERIFY(std::abs(panelRadius->value() - fileRadius) < 1e-6);
         // The camera framed this (small) container, not the dam break's.
@@ -68,7 +70,8 @@ private slots:
 
         // The user changes r afterwards: the scene reloads at that r, both fields agree.
         sceneRadius->setValue(0.004);
-        QVERIFY(presented(w, [](const auto& f) { return std::abs(f.parameters.get("particleRadius") - 0.004) < 1e-9; }));
+        QVERIFY(presented(
+            w, [](const auto& f) { return std::abs(f.parameters.get("particleRadius") - 0.004) < 1e-9; }));
         QCOMPARE(w.preset(), app::ResolutionPreset::Custom);
         QTRY_VERIFY(std::abs(panelRadius->value() - 0.004) < 1e-6);
     }
@@ -107,7 +110,8 @@ private slots:
             },
             90000));
         QTest::mouseRelease(view, Qt::LeftButton, {}, QPoint(int(px.x), int(px.y)));
-        qInfo("stir: max speed %.3f m/s at rest, %.3f m/s after %d pushes", calm, stirred, int(stirs.count()));
+        qInfo("stir: max speed %.3f m/s at rest, %.3f m/s after %d pushes", calm, stirred,
+              int(stirs.count()));
         QVERIFY(stirs.count() >= 2);
         QVERIFY2(stirred > 0.3f && stirred > 4.0f * calm,
                  qPrintable(QString("max speed %1 m/s (at rest %2)").arg(stirred).arg(calm)));

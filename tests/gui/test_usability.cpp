@@ -182,7 +182,8 @@ private slots:
         type(viscosity, "1000");
         QVERIFY(!edited.isEmpty());
         QCOMPARE(edited.last().at(1).toDouble(), 1.0);
-        QVERIFY2(w.lastNotice().contains("1000") && w.lastNotice().contains("[0, 1]"), qPrintable(w.lastNotice()));
+        QVERIFY2(w.lastNotice().contains("1000") && w.lastNotice().contains("[0, 1]"),
+                 qPrintable(w.lastNotice()));
         auto* eta = qobject_cast<QDoubleSpinBox*>(solver->editorFor("densityErrorTolerance"));
         type(eta, "1");
         QCOMPARE(edited.last().at(1).toDouble(), 0.1);
@@ -207,7 +208,8 @@ private slots:
             QTRY_COMPARE(w.worker()->latestFrame()->parameters.get("leafSize"), 0.02);
             w.loadScene("cylinder"); // another resolution: the leaf size chosen above does not apply
             QVERIFY(waitForScene(w, "cylinder"));
-            QVERIFY(SceneLibrary::load("cylinder").particleRadius != SceneLibrary::load("dam-break").particleRadius);
+            QVERIFY(SceneLibrary::load("cylinder").particleRadius !=
+                    SceneLibrary::load("dam-break").particleRadius);
             QCOMPARE(w.worker()->latestFrame()->parameters.get("leafSize"), 0.0);
             w.loadScene("dam-break"); // back at the resolution it was chosen for: applied, and said so
             QVERIFY(waitForScene(w, "dam-break"));

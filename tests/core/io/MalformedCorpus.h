@@ -13,8 +13,8 @@
 namespace octo::test {
 
 struct MalformedCase {
-    std::string kind, file;              ///< file: full path
-    std::vector<std::string> expected;   ///< every one must occur in the error
+    std::string kind, file;            ///< file: full path
+    std::vector<std::string> expected; ///< every one must occur in the error
 };
 
 inline std::string malformedDir() {

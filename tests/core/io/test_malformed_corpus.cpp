@@ -8,10 +8,10 @@
 #include <QtTest>
 
 #include <chrono>
-#include <set>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 using namespace octo;
 using namespace octo::test;
@@ -19,8 +19,7 @@ using namespace octo::test;
 class TestMalformedCorpus : public QObject {
     Q_OBJECT
 private:
-    template <class Read>
-    static std::string errorOf(Read read) {
+    template <class Read> static std::string errorOf(Read read) {
         try {
             read();
         } catch (const FileFormatError& e) {
@@ -54,7 +53,8 @@ private slots:
             const auto t0 = std::chrono::steady_clock::now();
             const std::string error = c.kind == "particles" ? errorOf([&] { readParticles(c.file); })
                                                             : errorOf([&] { readObj(c.file); });
-            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            const double seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             const std::string missing = missingFrom(c, error);
             QVERIFY2(missing.empty(), missing.c_str());
             QVERIFY2(error.find('\n') == std::string::npos, error.c_str());
@@ -71,7 +71,8 @@ private slots:
     void nonRegularAndMissingFilesAreRefused() {
         QVERIFY(errorOf([] { readParticles("/dev/zero"); }).find("not a regular file") != std::string::npos);
         QVERIFY(errorOf([] { readObj("/dev/zero"); }).find("not a regular file") != std::string::npos);
-        QVERIFY(errorOf([] { readParticles(malformedDir()); }).find("not a regular file") != std::string::npos);
+        QVERIFY(errorOf([] { readParticles(malformedDir()); }).find("not a regular file") !=
+                std::string::npos);
         QVERIFY(errorOf([] { readObj(malformedDir() + "/nope.obj"); }).find("cannot open OBJ file") !=
                 std::string::npos);
     }

@@ -71,10 +71,10 @@ private slots:
         // A shape with a full (non-diagonal) inertia tensor, through the system with no gravity.
         RigidBodySystem sys;
         sys.setGravity(Vec3f::Zero());
-        const int id = sys.addBody(RigidBody(
-            RigidShape::create(readObj(std::string(OCTO_MESH_DIR) + "/armadillo_lowpoly.obj"), 0.05f,
-                               "armadillo"),
-            1000.0f));
+        const int id = sys.addBody(
+            RigidBody(RigidShape::create(readObj(std::string(OCTO_MESH_DIR) + "/armadillo_lowpoly.obj"),
+                                         0.05f, "armadillo"),
+                      1000.0f));
         RigidBody& a = *sys.body(id);
         QVERIFY(std::abs(a.bodyInertia()(0, 1)) > 1e-3f * a.bodyInertia().norm());
         a.setAngularVelocity(Vec3f(3.0f, -1.0f, 6.0f));

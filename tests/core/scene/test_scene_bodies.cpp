@@ -44,7 +44,8 @@ private slots:
             {"shape": "cylinder", "radius": 0.04, "height": 0.3,
              "kinematic": {"path": [[0.1, 0.2, 0.5], [0.9, 0.2, 0.5]], "speed": 10, "startTime": 0.2}},
             {"shape": "box", "size": 0.1, "position": [0.5, 0.2, 0.5], "kinematic": {"velocity": [0.5, 0, 0]}}
-        ])"), "t.json");
+        ])"),
+                                                  "t.json");
         const auto b = parseBodiesJson(s.bodiesJson, s.sourcePath);
         QCOMPARE(int(b.size()), 4);
         QCOMPARE(b[0].name, std::string("crate"));
@@ -78,11 +79,13 @@ private slots:
                  {"shape": "mesh", "mesh": "no-such-file.obj", "density": 5, "position": [0,0,0]}])",
              "bodies[1].mesh"},
             {R"([{"shape": "box", "size": 0.1, "position": [0,0,0],
-                  "kinematic": {"path": [[0,0,0], [0,0,0]], "speed": 1}}])", "bodies[0].kinematic.path[1]"},
+                  "kinematic": {"path": [[0,0,0], [0,0,0]], "speed": 1}}])",
+             "bodies[0].kinematic.path[1]"},
             {R"([{"shape": "box", "size": 0.1, "position": [0,0,0], "kinematic": {"path": [[0,0,0]]}}])",
              "bodies[0].kinematic.speed"},
             {R"([{"shape": "box", "size": 0.1, "density": 5, "position": [0,0,0],
-                  "orientation": {"axis": [0,0,0], "angle": 3}}])", "bodies[0].orientation.axis"},
+                  "orientation": {"axis": [0,0,0], "angle": 3}}])",
+             "bodies[0].orientation.axis"},
             {R"({"shape": "box"})", "bodies"},
         };
         for (const auto& [json, field] : cases) {
@@ -90,7 +93,8 @@ private slots:
             QVERIFY2(msg.find("t.json") != std::string::npos && msg.find(field) != std::string::npos,
                      ("expected an error naming '" + field + "', got: '" + msg + "'").c_str());
         }
-        QCOMPARE(bodyError(R"([{"shape": "box", "size": 0.1, "density": 5, "position": [0,0,0]}])"), std::string());
+        QCOMPARE(bodyError(R"([{"shape": "box", "size": 0.1, "density": 5, "position": [0,0,0]}])"),
+                 std::string());
     }
 
     void meshPathsResolve() {
@@ -108,7 +112,8 @@ private slots:
         QVERIFY((b.max - Vec3f(0.09f, 0.19f, 0.29f)).norm() < 1e-5f);
         // A sphere shrinks by about the distance everywhere.
         const TriangleMesh s = offsetInward(makeIcosphereMesh(0.1f, 3), 0.01f);
-        for (const Vec3f& v : s.vertices) QVERIFY(std::abs(v.norm() - 0.09f) < 1e-3f);
+        for (const Vec3f& v : s.vertices)
+            QVERIFY(std::abs(v.norm() - 0.09f) < 1e-3f);
     }
 
     void bodySamplesLieHalfASpacingInside() {
@@ -151,7 +156,8 @@ private slots:
         const auto pts = sampleFluidMesh(f, 0.009f);
         const Aabb b = fluidMeshBounds(f);
         QVERIFY(pts.size() > 5000);
-        for (const Vec3f& p : pts) QVERIFY(b.contains(p));
+        for (const Vec3f& p : pts)
+            QVERIFY(b.contains(p));
         qInfo("Armadillo interior at 0.018 m spacing: %zu particles (paper: 12.1 k)", pts.size());
     }
 
@@ -163,10 +169,11 @@ private slots:
         const auto bodies = parseBodiesJson(dam.bodiesJson, dam.sourcePath);
         QVERIFY(bodies.size() >= 3);
         std::vector<float> rel;
-        for (const auto& b : bodies) rel.push_back(b.densityFor(1.0f));
+        for (const auto& b : bodies)
+            rel.push_back(b.densityFor(1.0f));
         for (float want : {0.5f, 1.0f, 2.0f})
-            QVERIFY(std::find_if(rel.begin(), rel.end(), [&](float x) { return std::abs(x - want) < 1e-6f; }) !=
-                    rel.end());
+            QVERIFY(std::find_if(rel.begin(), rel.end(),
+                                 [&](float x) { return std::abs(x - want) < 1e-6f; }) != rel.end());
         const SceneDescription cyl = SceneLibrary::load("cylinder");
         const auto c = parseBodiesJson(cyl.bodiesJson, cyl.sourcePath);
         QCOMPARE(int(c.size()), 1);
@@ -180,7 +187,8 @@ private slots:
         const size_t armadillo = sampleFluidMesh(arm.fluidMeshes[0], arm.particleRadius).size();
         qInfo("armadillo-fluid: %zu particles (%zu in the Armadillo)", x.size(), armadillo);
         QVERIFY(x.size() > armadillo);
-        for (const Vec3f& p : x) QVERIFY(arm.container.contains(p));
+        for (const Vec3f& p : x)
+            QVERIFY(arm.container.contains(p));
     }
 };
 

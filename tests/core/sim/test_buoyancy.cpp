@@ -72,7 +72,8 @@ private slots:
                     qInfo("  fluid particle inside '%s' at depth %.4f m (body-space %.3f %.3f %.3f)",
                           b->name().c_str(), depth, q.x(), q.y(), q.z());
                 }
-        for (const BodyStats& s : sim_->bodyStats()) submerged_[s.name] = s.submergedFraction;
+        for (const BodyStats& s : sim_->bodyStats())
+            submerged_[s.name] = s.submergedFraction;
         qInfo("4 s simulated in %.1f s wall, %zu fluid particles, %zu boundary samples on bodies",
               timer.elapsed() / 1000.0, sim_->fluidParticleCount(), sim_->bodySampleCount());
         for (const BodyStats& s : sim_->bodyStats())
@@ -114,12 +115,14 @@ private slots:
     void neutralBoxStaysPut() {
         const Track& tr = track_["neutral"];
         float maxDrift = 0.0f;
-        for (size_t i = 0; i < tr.y.size(); ++i) maxDrift = std::max(maxDrift, std::abs(tr.y[i] - 0.125f));
+        for (size_t i = 0; i < tr.y.size(); ++i)
+            maxDrift = std::max(maxDrift, std::abs(tr.y[i] - 0.125f));
         // Net vertical speed over the last 2 s (sloshing makes it bob by a few mm; a body that
         // floats up or sinks moves steadily, ~0.1 m in a second).
         const size_t n = tr.y.size();
         const float netSpeed = (tr.y[n - 1] - tr.y[n - 41]) / (tr.t[n - 1] - tr.t[n - 41]);
-        qInfo("neutral box: max |dy| %.4f m over 4 s, net vy over the last 2 s %+.4f m/s", maxDrift, netSpeed);
+        qInfo("neutral box: max |dy| %.4f m over 4 s, net vy over the last 2 s %+.4f m/s", maxDrift,
+              netSpeed);
         QVERIFY2(maxDrift < 0.05f, qPrintable(QString("drifted %1 m").arg(maxDrift)));
         QVERIFY2(std::abs(netSpeed) < 0.01f, qPrintable(QString("net speed %1 m/s").arg(netSpeed)));
     }
@@ -132,10 +135,12 @@ private slots:
         // = deeper than r/4 inside the mesh.
         qInfo("%zu fluid particles inside a body mesh, deepest %.4f m (tolerance r/4 = %.4f m)", fluidInside_,
               maxDepth_, 0.25f * kR);
-        QVERIFY2(maxDepth_ < 0.25f * kR, qPrintable(QString("a fluid particle is %1 m inside a body").arg(maxDepth_)));
+        QVERIFY2(maxDepth_ < 0.25f * kR,
+                 qPrintable(QString("a fluid particle is %1 m inside a body").arg(maxDepth_)));
         // Grazing contacts vary from run to run (parallel force sums are not bit-reproducible):
         // 0-5 seen over many runs; a leak through the shell puts tens of particles deep inside.
-        QVERIFY2(fluidInside_ <= 10, qPrintable(QString("%1 fluid particles inside body meshes").arg(fluidInside_)));
+        QVERIFY2(fluidInside_ <= 10,
+                 qPrintable(QString("%1 fluid particles inside body meshes").arg(fluidInside_)));
     }
 
     void localLevelsAgree() {

@@ -17,7 +17,8 @@ SceneDescription pool(float r, Vec3f container, float depth) {
     scene.name = "stats-test";
     scene.particleRadius = r;
     scene.container = Aabb(Vec3f::Zero(), container);
-    scene.fluidBoxes.push_back({Aabb(Vec3f::Zero(), Vec3f(container.x(), depth, container.z())), Vec3f::Zero()});
+    scene.fluidBoxes.push_back(
+        {Aabb(Vec3f::Zero(), Vec3f(container.x(), depth, container.z())), Vec3f::Zero()});
     return scene;
 }
 
@@ -88,8 +89,8 @@ private slots:
             v.y() += 1.0f;
         sim.advanceFrame(1.0 / 60.0);
         const FrameStats& fr = sim.lastFrame();
-        qInfo("kick: kinetic energy %.4f J (0.5 M v^2 = %.4f J), maxSpeed %.3f m/s, blowUp %d", fr.kineticEnergy,
-              0.5 * mass, fr.maxSpeed, int(fr.blowUp));
+        qInfo("kick: kinetic energy %.4f J (0.5 M v^2 = %.4f J), maxSpeed %.3f m/s, blowUp %d",
+              fr.kineticEnergy, 0.5 * mass, fr.maxSpeed, int(fr.blowUp));
         QVERIFY(fr.blowUp);
         QVERIFY(fr.maxSpeed > 0.8);
         QVERIFY(!sim.blowUpMessage().empty());
@@ -121,8 +122,9 @@ private slots:
             }
         }
         const float y = sim.bodyStats()[0].position.y();
-        qInfo("resting box: centre y %.4f m, worst reported speed %.5f m/s (instantaneous at frame ends %.5f m/s)", y,
-              worst, worstStep);
+        qInfo("resting box: centre y %.4f m, worst reported speed %.5f m/s (instantaneous at frame ends %.5f "
+              "m/s)",
+              y, worst, worstStep);
         QVERIFY(std::abs(y - 0.05f) < 0.01f); // it rests on the floor
         QVERIFY2(worst < 0.01, qPrintable(QString::number(worst)));
     }

@@ -61,8 +61,8 @@ private slots:
             surface += fromSolver[i] <= settings.lambdaMin ? 1 : 0;
             nearWall += (st.positions[i].y() - box.min.y() < 2.0f * r) ? 1 : 0;
         }
-        qInfo("%zu particles, %zu surface, %zu on the floor, max |dlambda| = %.3g", ref.size(), surface, nearWall,
-              maxDiff);
+        qInfo("%zu particles, %zu surface, %zu on the floor, max |dlambda| = %.3g", ref.size(), surface,
+              nearWall, maxDiff);
         QVERIFY2(maxDiff <= 1e-4, qPrintable(QString("max |dlambda| = %1").arg(maxDiff)));
         // The frame exercises both sides: free surface and fluid against the walls (which the
         // detection does not count as neighbours, so floor particles have lambda < 1 too).
@@ -139,7 +139,8 @@ private slots:
             QCOMPARE(sim->surfaceBuilds() - builds0, uint64_t(frames));
         }
         QVERIFY(steps > 2 * frames); // several steps per frame, one surface per frame
-        QVERIFY(serialChanges >= uint64_t(frames) - 1 && serialChanges <= uint64_t(frames)); // new mesh per frame only
+        QVERIFY(serialChanges >= uint64_t(frames) - 1 &&
+                serialChanges <= uint64_t(frames)); // new mesh per frame only
         QVERIFY(flagsFollow(*sim->snapshot(), sim->parameters().get("lambdaMin")));
     }
 

@@ -18,7 +18,8 @@ private slots:
     void surgeFrontMatchesExperiment() {
         std::vector<std::pair<double, double>> experiment; // (T, Z)
         {
-            const std::string path = std::string(OCTO_TEST_DATA_DIR) + "/validation/martin_moyce_n2_front.csv";
+            const std::string path =
+                std::string(OCTO_TEST_DATA_DIR) + "/validation/martin_moyce_n2_front.csv";
             std::ifstream in(path);
             QVERIFY2(in.good(), ("cannot open validation data " + path).c_str());
             std::string line;

@@ -20,7 +20,8 @@ const std::vector<std::string> kNoSurface = {"surfaceEnabled=false"};
 Vec3d fluidMomentum(Simulation& sim) {
     const FluidState& f = sim.solver().state();
     Vec3d p = Vec3d::Zero();
-    for (const Vec3f& v : f.velocities) p += v.cast<double>();
+    for (const Vec3f& v : f.velocities)
+        p += v.cast<double>();
     return double(sim.solver().mass()) * p;
 }
 
@@ -47,12 +48,14 @@ private slots:
             "fluidBoxes": [{"min": [0.1, 0.4, 0.4], "max": [0.3, 0.6, 0.6], "velocity": [2, 0, 0]}],
             "bodies": [{"name": "target", "shape": "box", "size": 0.12, "relativeDensity": 1.0,
                         "position": [0.5, 0.5, 0.5]}]
-        })", "jet.json");
+        })",
+                                                      "jet.json");
         Simulation sim(scene, kNoSurface);
         const RigidBody* body = sim.rigidBodies().bodies().front().get();
         const Vec3d pf0 = fluidMomentum(sim);
         const Vec3d pb0 = (body->mass() * body->linearVelocity()).cast<double>();
-        while (sim.time() < 0.25) sim.advanceFrame(0.025);
+        while (sim.time() < 0.25)
+            sim.advanceFrame(0.025);
         const Vec3d dpf = fluidMomentum(sim) - pf0;
         const Vec3d dpb = (body->mass() * body->linearVelocity()).cast<double>() - pb0;
         qInfo("fluid dP = (%.4f %.4f %.4f), body dP = (%.4f %.4f %.4f) N s, initial fluid P = %.4f", dpf.x(),
@@ -82,9 +85,10 @@ private slots:
             maxBodySpeed = std::max(maxBodySpeed, cyl.linearVelocity().norm());
             QCOMPARE(sim.nonFiniteCount(), size_t(0));
         }
-        for (const Vec3f& v : sim.solver().state().velocities) maxFluidSpeed = std::max(maxFluidSpeed, v.norm());
-        qInfo("cylinder: max path error %.2e m, body speed %.2f m/s, max fluid speed %.2f m/s", maxErr, maxBodySpeed,
-              maxFluidSpeed);
+        for (const Vec3f& v : sim.solver().state().velocities)
+            maxFluidSpeed = std::max(maxFluidSpeed, v.norm());
+        qInfo("cylinder: max path error %.2e m, body speed %.2f m/s, max fluid speed %.2f m/s", maxErr,
+              maxBodySpeed, maxFluidSpeed);
         QVERIFY(maxErr < 1e-5f);
         QVERIFY(std::abs(maxBodySpeed - 10.0f) < 0.05f);
         QCOMPARE(sim.fluidParticleCount(), n0);
@@ -99,7 +103,8 @@ private slots:
             "container": {"min": [0, 0, 0], "max": [1.0, 1.0, 0.4]},
             "fluidBoxes": [{"min": [0, 0, 0], "max": [1.0, 0.1, 0.4]}],
             "bodies": [{"name": "crate", "shape": "box", "size": 0.1, "relativeDensity": 0.6, "position": [0.2, 0.5, 0.2]}]
-        })", "drag.json");
+        })",
+                                                      "drag.json");
         Simulation sim(scene, kNoSurface);
         const int id = sim.rigidBodies().bodies().front()->id();
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, sim.beginDrag(12345, Vec3f::Zero()));
@@ -122,7 +127,8 @@ private slots:
         sim.endDrag();
         const float y0 = b.position().y();
         const double t1 = sim.time();
-        while (sim.time() < t1 + 0.2) sim.advanceFrame(0.02);
+        while (sim.time() < t1 + 0.2)
+            sim.advanceFrame(0.02);
         QVERIFY2(b.position().y() < y0 - 0.1f, "released body must fall");
     }
 
@@ -149,18 +155,21 @@ private slots:
         QCOMPARE(bs.name, std::string("spawned"));
         QVERIFY(bs.mesh && !bs.mesh->vertices.empty());
         Vec3f c = Vec3f::Zero();
-        for (const Vec3f& v : bs.mesh->vertices) c += v / float(bs.mesh->vertices.size());
+        for (const Vec3f& v : bs.mesh->vertices)
+            c += v / float(bs.mesh->vertices.size());
         QVERIFY(c.norm() < 1e-5f);
         QVERIFY((bs.translation - Vec3f(0.3f, 0.5f, 0.3f)).norm() < 1e-5f);
         QCOMPARE(bs.density, 500.0f);
         const float y0 = sim.rigidBodies().body(id)->position().y();
-        while (sim.time() < 0.3) sim.advanceFrame(0.05);
+        while (sim.time() < 0.3)
+            sim.advanceFrame(0.05);
         QVERIFY(sim.rigidBodies().body(id)->position().y() < y0 - 0.05f); // it fell toward the water
         // Stirring changes fluid velocities near the ray.
         sim.stir(Vec3f(0.3f, 0.1f, -1.0f), Vec3f(0, 0, 1), 0.1f, Vec3f(1.0f, 0.0f, 0.0f));
         sim.step();
         float vx = 0.0f;
-        for (const Vec3f& v : sim.solver().state().velocities) vx = std::max(vx, v.x());
+        for (const Vec3f& v : sim.solver().state().velocities)
+            vx = std::max(vx, v.x());
         QVERIFY(vx > 0.3f);
         sim.removeBody(id);
         sim.step();
@@ -170,7 +179,8 @@ private slots:
         QCOMPARE(sim.nonFiniteCount(), size_t(0));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, sim.removeBody(id));
         // A body the fluid cannot resolve is refused with a message naming it.
-        QVERIFY_THROWS_EXCEPTION(SceneError, sim.addBody(box(0.03f, 1.0f, Vec3f(0.3f, 0.5f, 0.3f), "pebble")));
+        QVERIFY_THROWS_EXCEPTION(SceneError,
+                                 sim.addBody(box(0.03f, 1.0f, Vec3f(0.3f, 0.5f, 0.3f), "pebble")));
         // Stats of the frame (run --stats-json).
         const int again = sim.addBody(box(0.12f, 2.0f, Vec3f(0.3f, 0.2f, 0.3f)));
         const auto stats = sim.bodyStats();

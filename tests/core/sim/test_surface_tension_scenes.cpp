@@ -29,9 +29,11 @@ private slots:
                 contained += sim.solver().lastStep().contained;
             }
             const auto& p = sim.parameters();
-            qInfo("%-16s %6zu particles, %.2f s: gamma %.2f beta %.2f eps %.2f, nan %zu, contained %zu, escaped %zu",
-                  name.c_str(), sim.fluidParticleCount(), sim.time(), p.get("surfaceTension"), p.get("adhesion"),
-                  p.get("vorticityConfinement"), sim.nonFiniteCount(), contained, sim.escapedCount());
+            qInfo("%-16s %6zu particles, %.2f s: gamma %.2f beta %.2f eps %.2f, nan %zu, contained %zu, "
+                  "escaped %zu",
+                  name.c_str(), sim.fluidParticleCount(), sim.time(), p.get("surfaceTension"),
+                  p.get("adhesion"), p.get("vorticityConfinement"), sim.nonFiniteCount(), contained,
+                  sim.escapedCount());
             QCOMPARE(sim.nonFiniteCount(), size_t(0));
             QCOMPARE(contained, size_t(0));
             QCOMPARE(sim.escapedCount(), size_t(0));

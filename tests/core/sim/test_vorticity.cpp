@@ -44,9 +44,8 @@ struct WakeResult {
 
 WakeResult cylinderWake(float epsilon, double measureAt, const Aabb& wake) {
     const SceneDescription scene = SceneLibrary::load("cylinder");
-    Simulation sim(scene,
-                   {"particleRadius=0.0125", "surfaceEnabled=false", "surfaceTension=0",
-                    "vorticityConfinement=" + std::to_string(epsilon)});
+    Simulation sim(scene, {"particleRadius=0.0125", "surfaceEnabled=false", "surfaceTension=0",
+                           "vorticityConfinement=" + std::to_string(epsilon)});
     WakeResult res;
     // Mean of three samples 25 ms apart around measureAt (one sample is noisy: splashes).
     for (double t : {measureAt - 0.025, measureAt, measureAt + 0.025}) {
@@ -91,8 +90,8 @@ private slots:
         if (offEnstrophy_ < 0.0)
             wakeWithoutTheModel();
         const WakeResult on = cylinderWake(0.8f, kMeasureAt, kWake);
-        qInfo("wake enstrophy at t = %.2f s: model off %.4g, on (eps 0.8) %.4g 1/s^2 m^3, ratio %.2f", kMeasureAt,
-              offEnstrophy_, on.enstrophy, on.enstrophy / offEnstrophy_);
+        qInfo("wake enstrophy at t = %.2f s: model off %.4g, on (eps 0.8) %.4g 1/s^2 m^3, ratio %.2f",
+              kMeasureAt, offEnstrophy_, on.enstrophy, on.enstrophy / offEnstrophy_);
         QCOMPARE(on.nonFinite, size_t(0));
         QCOMPARE(on.contained, size_t(0));
         QVERIFY2(on.enstrophy >= 1.5 * offEnstrophy_,

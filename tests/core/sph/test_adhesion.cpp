@@ -53,7 +53,8 @@ std::vector<Vec3f> cubeShell(float a, float d) {
         for (int j = 0; j <= n; ++j)
             for (int k = 0; k <= n; ++k)
                 if (i == 0 || j == 0 || k == 0 || i == n || j == n || k == n)
-                    pts.emplace_back(a * (Vec3f(float(i), float(j), float(k)) / float(n) - Vec3f::Constant(0.5f)));
+                    pts.emplace_back(
+                        a * (Vec3f(float(i), float(j), float(k)) / float(n) - Vec3f::Constant(0.5f)));
     return pts;
 }
 
@@ -108,14 +109,15 @@ private slots:
     void layerStaysOnTheWall() {
         const float r = 0.01f;
         const double without = layerOnWall(0.0f, 0.5, 2.0f * r), with = layerOnWall(50.0f, 0.5, 2.0f * r);
-        qInfo("fraction of the layer within 2r of the wall after 0.5 s: beta = 0: %.3f, beta = 50: %.3f", without,
-              with);
+        qInfo("fraction of the layer within 2r of the wall after 0.5 s: beta = 0: %.3f, beta = 50: %.3f",
+              without, with);
         QVERIFY2(with > without + 0.1, qPrintable(QString("%1 vs %2").arg(with).arg(without)));
     }
 
     void reactionGoesIntoTheBody() {
         const TwoWay on = blockAndBody(20.0f, 0.3), off = blockAndBody(0.0f, 0.3);
-        qInfo("adhesion on: max body Px %.4f, min fluid Px %.4f, max |P_body| %.4f, max |P_body + P_fluid| %.3g N s",
+        qInfo("adhesion on: max body Px %.4f, min fluid Px %.4f, max |P_body| %.4f, max |P_body + P_fluid| "
+              "%.3g N s",
               on.maxBodyPx, on.minFluidPx, on.maxBodyP, on.maxImbalance);
         qInfo("adhesion off: max |P_body| %.3g N s", off.maxBodyP);
         // The body is pulled towards the fluid (+x), the fluid towards the body (-x); without

@@ -25,10 +25,12 @@ private:
         const float r2 = radius * radius;
         for (size_t k = 0; k < sorted.size(); ++k) {
             std::vector<uint32_t> found;
-            grid.forEachNeighbor(sorted[k], radius, sorted, [&](uint32_t j, const Vec3f&, float) { found.push_back(order[j]); });
+            grid.forEachNeighbor(sorted[k], radius, sorted,
+                                 [&](uint32_t j, const Vec3f&, float) { found.push_back(order[j]); });
             std::vector<uint32_t> expected;
             for (size_t j = 0; j < pts.size(); ++j)
-                if ((pts[j] - sorted[k]).squaredNorm() <= r2) expected.push_back(uint32_t(j));
+                if ((pts[j] - sorted[k]).squaredNorm() <= r2)
+                    expected.push_back(uint32_t(j));
             std::sort(found.begin(), found.end());
             QCOMPARE(found, expected);
         }
@@ -39,7 +41,8 @@ private slots:
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> u(-0.2f, 1.2f); // part outside the domain
         std::vector<Vec3f> pts(3000);
-        for (auto& p : pts) p = Vec3f(u(rng), u(rng), u(rng));
+        for (auto& p : pts)
+            p = Vec3f(u(rng), u(rng), u(rng));
         NeighborGrid grid;
         grid.setDomain(Aabb(Vec3f::Zero(), Vec3f::Ones()), 0.1f);
         compareWithBruteForce(pts, grid, 0.1f);
@@ -51,7 +54,8 @@ private slots:
         std::vector<Vec3f> pts;
         for (int i = 0; i <= 10; ++i)
             for (int j = 0; j <= 10; ++j)
-                for (int k = 0; k <= 10; ++k) pts.emplace_back(0.1f * i, 0.1f * j, 0.1f * k);
+                for (int k = 0; k <= 10; ++k)
+                    pts.emplace_back(0.1f * i, 0.1f * j, 0.1f * k);
         NeighborGrid grid;
         grid.setDomain(Aabb(Vec3f::Zero(), Vec3f::Ones()), 0.1f);
         compareWithBruteForce(pts, grid, 0.1f);
@@ -61,7 +65,8 @@ private slots:
         std::mt19937 rng(3);
         std::normal_distribution<float> g(0.0f, 0.05f);
         std::vector<Vec3f> pts(2000);
-        for (auto& p : pts) p = Vec3f(g(rng), g(rng), g(rng));
+        for (auto& p : pts)
+            p = Vec3f(g(rng), g(rng), g(rng));
         pts.push_back(Vec3f(1000.f, -500.f, 20.f)); // far outlier must not explode memory
         NeighborGrid grid;
         grid.setDomainFromPoints(pts, 0.02f);
@@ -74,7 +79,8 @@ private slots:
         std::mt19937 rng(11);
         std::uniform_real_distribution<float> u(0.f, 1.f);
         std::vector<Vec3f> pts(20000);
-        for (auto& p : pts) p = Vec3f(u(rng), u(rng), u(rng));
+        for (auto& p : pts)
+            p = Vec3f(u(rng), u(rng), u(rng));
         NeighborGrid grid;
         grid.setDomain(Aabb(Vec3f::Zero(), Vec3f::Ones()), 0.05f);
         grid.build(pts);
@@ -82,7 +88,8 @@ private slots:
         grid.gather(std::span<const Vec3f>(pts), sorted);
         int near = 0;
         for (size_t k = 1; k < sorted.size(); ++k)
-            if ((sorted[k] - sorted[k - 1]).norm() < 0.15f) ++near;
+            if ((sorted[k] - sorted[k - 1]).norm() < 0.15f)
+                ++near;
         QVERIFY2(near > int(0.9 * sorted.size()), qPrintable(QString::number(near)));
     }
 };

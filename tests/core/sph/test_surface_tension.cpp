@@ -90,9 +90,11 @@ private slots:
         QCOMPARE(SurfaceTension_Akinci2013::cohesionKernel(h, h), 0.0f);
         const float below = SurfaceTension_Akinci2013::cohesionKernel(0.5f * h - 1e-6f, h);
         const float above = SurfaceTension_Akinci2013::cohesionKernel(0.5f * h + 1e-6f, h);
-        QVERIFY2(std::abs(below - above) < 1e-3f * std::abs(above), qPrintable(QString("%1 %2").arg(below).arg(above)));
+        QVERIFY2(std::abs(below - above) < 1e-3f * std::abs(above),
+                 qPrintable(QString("%1 %2").arg(below).arg(above)));
         // Value at 3h/4: 32/(pi h^9) (h/4)^3 (3h/4)^3.
-        const float expect = 32.0f / (pi * std::pow(h, 9.0f)) * std::pow(0.25f * h, 3.0f) * std::pow(0.75f * h, 3.0f);
+        const float expect =
+            32.0f / (pi * std::pow(h, 9.0f)) * std::pow(0.25f * h, 3.0f) * std::pow(0.75f * h, 3.0f);
         QVERIFY(std::abs(SurfaceTension_Akinci2013::cohesionKernel(0.75f * h, h) - expect) < 1e-4f * expect);
         // A: zero up to h/2 and at h, peak 0.007/h^3.25 (h/4)^(1/4) at 3h/4.
         QCOMPARE(SurfaceTension_Akinci2013::adhesionKernel(0.4f * h, h), 0.0f);
@@ -105,10 +107,13 @@ private slots:
         const float cScale = std::abs(SurfaceTension_Akinci2013::cohesionKernel(0.75f * h, h)) / (0.75f * h);
         for (int i = 200; i < 1000; ++i) { // PCISPH keeps pairs beyond h/5
             const float r = h * float(i) / 1000.0f;
-            worstC = std::max(worstC, std::abs(st.cohesionOverR(r * r) - SurfaceTension_Akinci2013::cohesionKernel(r, h) / r));
-            worstA = std::max(worstA, std::abs(st.adhesionOverR(r * r) - SurfaceTension_Akinci2013::adhesionKernel(r, h) / r));
+            worstC = std::max(worstC, std::abs(st.cohesionOverR(r * r) -
+                                               SurfaceTension_Akinci2013::cohesionKernel(r, h) / r));
+            worstA = std::max(worstA, std::abs(st.adhesionOverR(r * r) -
+                                               SurfaceTension_Akinci2013::adhesionKernel(r, h) / r));
         }
-        qInfo("table errors: C/r %.3g (scale %.3g), A/r %.3g (peak %.3g)", worstC, cScale, worstA, peak / (0.75f * h));
+        qInfo("table errors: C/r %.3g (scale %.3g), A/r %.3g (peak %.3g)", worstC, cScale, worstA,
+              peak / (0.75f * h));
         QVERIFY(worstC < 0.02f * cScale);
         QVERIFY(worstA < 0.05f * peak / (0.75f * h));
         QCOMPARE(st.cohesionOverR(1.01f * h * h), 0.0f);
@@ -121,7 +126,8 @@ private slots:
         qInfo("tension on: %zu particles, %zu on the surface, max/min distance %.3f, |P| %.3g (scale %.3g)",
               on.particles, on.surface, on.ratio, on.momentum, on.momentumScale);
         const DropletResult off = simulateCube(n, r, 0.0f, 1.0);
-        qInfo("tension off: %zu on the surface, max/min distance %.3f, |P| %.3g", off.surface, off.ratio, off.momentum);
+        qInfo("tension off: %zu on the surface, max/min distance %.3f, |P| %.3g", off.surface, off.ratio,
+              off.momentum);
         for (const DropletResult* d : {&on, &off}) {
             QCOMPARE(d->particles, size_t(n * n * n));
             QCOMPARE(d->nonFinite, size_t(0));

@@ -132,7 +132,8 @@ private slots:
         field.marchingCubes(mesh, true);
         const auto topo = test::checkTopology(mesh);
         QVERIFY(mesh.triangles.size() > 1000);
-        QVERIFY2(topo.closedManifold && !topo.duplicateVertices && topo.finite, qPrintable(describe(topo, mesh)));
+        QVERIFY2(topo.closedManifold && !topo.duplicateVertices && topo.finite,
+                 qPrintable(describe(topo, mesh)));
         for (const Vec3f& nrm : mesh.normals)
             QVERIFY(nrm.allFinite());
     }
@@ -214,8 +215,9 @@ private slots:
             rec.reconstruct(pts, {}, s);
             const auto& mesh = rec.result().mesh;
             const auto topo = test::checkTopology(mesh);
-            QVERIFY2(topo.closedManifold && !topo.duplicateVertices && topo.finite,
-                     qPrintable(QString("%1: %2").arg(surfaceMethodName(s.method)).arg(describe(topo, mesh))));
+            QVERIFY2(
+                topo.closedManifold && !topo.duplicateVertices && topo.finite,
+                qPrintable(QString("%1: %2").arg(surfaceMethodName(s.method)).arg(describe(topo, mesh))));
             for (float l : rec.result().lambda)
                 QVERIFY(std::isfinite(l));
         }
@@ -238,8 +240,9 @@ private slots:
             QCOMPARE(rec.distanceAt(Vec3f(-r, 0.0f, 0.0f)), 0.0f); // the case under test occurs
             const auto& mesh = rec.result().mesh;
             const auto topo = test::checkTopology(mesh);
-            QVERIFY2(topo.closedManifold && !topo.duplicateVertices && topo.finite,
-                     qPrintable(QString("%1: %2").arg(surfaceMethodName(s.method)).arg(describe(topo, mesh))));
+            QVERIFY2(
+                topo.closedManifold && !topo.duplicateVertices && topo.finite,
+                qPrintable(QString("%1: %2").arg(surfaceMethodName(s.method)).arg(describe(topo, mesh))));
             QCOMPARE(topo.euler, 6L); // three spheres
         }
     }

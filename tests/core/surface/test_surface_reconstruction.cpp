@@ -33,7 +33,8 @@ std::vector<float> referenceLambda(const std::vector<Vec3f>& pts, float r, float
     std::vector<float> rho(n), lambdaSorted(n), lambda(n);
     for (size_t i = 0; i < n; ++i) {
         double sum = 0.0;
-        grid.forEachNeighbor(xs[i], h, xs, [&](uint32_t, const Vec3f& xj, float) { sum += kernel.W(xs[i] - xj); });
+        grid.forEachNeighbor(xs[i], h, xs,
+                             [&](uint32_t, const Vec3f& xj, float) { sum += kernel.W(xs[i] - xj); });
         rho[i] = float(mass * sum);
     }
     for (size_t i = 0; i < n; ++i) {
@@ -146,8 +147,8 @@ private slots:
             surface += rec.result().surfaceFlag[i];
             flagsDiffer += (ref[i] <= s.lambdaMin) != bool(rec.result().surfaceFlag[i]);
         }
-        qInfo("%zu particles, %zu surface, max |dlambda| = %.2e, flags differing %zu", pts.size(), surface, worst,
-              flagsDiffer);
+        qInfo("%zu particles, %zu surface, max |dlambda| = %.2e, flags differing %zu", pts.size(), surface,
+              worst, flagsDiffer);
         QVERIFY(worst <= 1e-4);
         QVERIFY(surface > 0 && surface < pts.size());
         QVERIFY(flagsDiffer <= pts.size() / 10000); // only particles within 1e-4 of the threshold
@@ -159,8 +160,8 @@ private slots:
                 for (int b = a; b < 3; ++b)
                     m(a, b) = m(b, a) = (k % 3 == 0 && a != b) ? 1e-4f * u(rng) : u(rng);
             Eigen::SelfAdjointEigenSolver<Mat3d> es(m.cast<double>(), Eigen::EigenvaluesOnly);
-            QVERIFY(std::abs(double(SurfaceDetection_Marrone2010::smallestEigenvalue(m)) - es.eigenvalues()[0]) <=
-                    1e-5);
+            QVERIFY(std::abs(double(SurfaceDetection_Marrone2010::smallestEigenvalue(m)) -
+                             es.eigenvalues()[0]) <= 1e-5);
         }
         QCOMPARE(SurfaceDetection_Marrone2010::smallestEigenvalue(Mat3f::Zero()), 0.0f);
         QCOMPARE(SurfaceDetection_Marrone2010::smallestEigenvalue(Mat3f::Identity()), 1.0f);
