@@ -1,7 +1,6 @@
 #include "render/Geometry.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <limits>
 #include <cmath>
@@ -39,6 +38,19 @@ glm::vec3 bodyColor(int index) {
     return palette[((index % 8) + 8) % 8];
 }
 
+namespace {
+/// Bits 0..20 of v moved to bits 0, 3, 6, ... (one coordinate of a 3D Morton code).
+uint64_t mortonSpread(uint64_t v) {
+    v &= 0x1fffff;
+    v = (v | v << 32) & 0x1f00000000ffffull;
+    v = (v | v << 16) & 0x1f0000ff0000ffull;
+    v = (v | v << 8) & 0x100f00f00f00f00full;
+    v = (v | v << 4) & 0x10c30c30c30c30c3ull;
+    v = (v | v << 2) & 0x1249249249249249ull;
+    return v;
+}
+} // namespace
+
 void octreeEdges(const std::vector<OctreeNodeBox>& nodes, const OctreeFilter& filter, OctreeEdgeScratch& scratch,
                  std::vector<OctreeEdgeVertex>& out, std::pair<int, int>& depthRange) {
     out.clear();
@@ -65,11 +77,9 @@ void octreeEdges(const std::vector<OctreeNodeBox>& nodes, const OctreeFilter& fi
     // keyed by its integer start, axis and depth (19 bits per coordinate, 2 for the axis, 5 depth).
     constexpr int64_t kMaxCoord = (int64_t(1) << 19) - 2;
     size_t tableSize = 1024;
-    while (tableSize < 2 * 12 * shown)
+    while (tableSize < 16 * shown) // > 12 edges per shown node: probing always ends
         tableSize *= 2;
-    scratch.keys.assign(tableSize, ~uint64_t(0));
-    scratch.edgeAt.resize(tableSize);
-    const int shift = 64 - std::countr_zero(tableSize);
+    scratch.table.assign(tableSize, {~uint64_t(0), 0, 0});
     out.reserve(2 * 4 * shown);
     for (const OctreeNodeBox& n : nodes) {
         if (!passes(n) || !(n.edge > 0.0f))
@@ -96,21 +106,32 @@ void octreeEdges(const std::vector<OctreeNodeBox>& nodes, const OctreeFilter& fi
                 if (onLattice && s[b] <= kMaxCoord && s[d] <= kMaxCoord) {
                     const uint64_t key = uint64_t(s[0]) << 45 | uint64_t(s[1]) << 26 | uint64_t(s[2]) << 7 |
                                          uint64_t(a) << 5 | uint64_t(n.depth & 31);
-                    size_t h = size_t((key * 0x9E3779B97F4A7C15ull) >> shift);
-                    while (scratch.keys[h] != key && scratch.keys[h] != ~uint64_t(0))
+                    // Morton order of the start: nodes come in octree order, so probes stay in cache.
+                    size_t h = size_t(mortonSpread(uint64_t(s[0])) | mortonSpread(uint64_t(s[1])) << 1 |
+                                      mortonSpread(uint64_t(s[2])) << 2) * 3 + size_t(a);
+                    h &= tableSize - 1;
+                    OctreeEdgeScratch::Slot* slot = &scratch.table[h];
+                    while (slot->key != key && slot->key != ~uint64_t(0)) {
                         h = (h + 1) & (tableSize - 1);
-                    if (scratch.keys[h] == key) { // shared edge: drawn once, as bright as its brightest node
-                        OctreeEdgeVertex* v = &out[scratch.edgeAt[h]];
+                        slot = &scratch.table[h];
+                    }
+                    if (slot->key == key) { // shared edge: drawn once, as bright as its brightest node
+                        OctreeEdgeVertex* v = &out[slot->vertex];
                         v[0].cls = v[1].cls = std::max(v[0].cls, cls);
+                        // Inside a block of shown cells (4 around it): hidden by the block's faces.
+                        if (++slot->owners == 4 && filter.hull)
+                            v[0].depth = v[1].depth = -1.0f;
                         continue;
                     }
-                    scratch.keys[h] = key;
-                    scratch.edgeAt[h] = uint32_t(out.size());
+                    *slot = {key, uint32_t(out.size()), 1};
                 }
                 out.push_back({{start.x(), start.y(), start.z()}, float(n.depth), cls});
                 out.push_back({{end.x(), end.y(), end.z()}, float(n.depth), cls});
             }
     }
+    if (filter.hull)
+        out.erase(std::remove_if(out.begin(), out.end(), [](const OctreeEdgeVertex& v) { return v.depth < 0.0f; }),
+                  out.end());
 }
 
 void floorShadow(const FrameSnapshot& f, int res, std::vector<float>& out) {
