@@ -79,13 +79,19 @@ void octreeEdges(const std::vector<OctreeNodeBox>& nodes, const OctreeFilter& fi
     size_t tableSize = 1024;
     while (tableSize < 16 * shown) // > 12 edges per shown node: probing always ends
         tableSize *= 2;
-    scratch.table.assign(tableSize, {~uint64_t(0), 0, 0});
+    tableSize = std::max(tableSize, scratch.table.size()); // only grows: no page faults per rebuild
+    const bool dedupe = tableSize <= (size_t(1) << 23);   // <= 128 MB; beyond, draw every edge
+    if (dedupe && (scratch.table.size() != tableSize || ++scratch.generation == 0)) {
+        scratch.table.assign(tableSize, {0, 0, 0, 0});
+        scratch.generation = 1;
+    }
+    const uint16_t gen = scratch.generation;
     out.reserve(2 * 4 * shown);
     for (const OctreeNodeBox& n : nodes) {
         if (!passes(n) || !(n.edge > 0.0f))
             continue;
         int64_t c[3];
-        bool onLattice = true;
+        bool onLattice = dedupe;
         for (int a = 0; a < 3; ++a) {
             c[a] = std::llround(double(n.min[a] - origin[a]) / cell);
             onLattice = onLattice && c[a] >= 0 && c[a] <= kMaxCoord;
@@ -111,11 +117,11 @@ void octreeEdges(const std::vector<OctreeNodeBox>& nodes, const OctreeFilter& fi
                                       mortonSpread(uint64_t(s[2])) << 2) * 3 + size_t(a);
                     h &= tableSize - 1;
                     OctreeEdgeScratch::Slot* slot = &scratch.table[h];
-                    while (slot->key != key && slot->key != ~uint64_t(0)) {
+                    while (slot->generation == gen && slot->key != key) {
                         h = (h + 1) & (tableSize - 1);
                         slot = &scratch.table[h];
                     }
-                    if (slot->key == key) { // shared edge: drawn once, as bright as its brightest node
+                    if (slot->generation == gen) { // shared edge: drawn once, as bright as its brightest node
                         OctreeEdgeVertex* v = &out[slot->vertex];
                         v[0].cls = v[1].cls = std::max(v[0].cls, cls);
                         // Inside a block of shown cells (4 around it): hidden by the block's faces.
@@ -123,7 +129,7 @@ void octreeEdges(const std::vector<OctreeNodeBox>& nodes, const OctreeFilter& fi
                             v[0].depth = v[1].depth = -1.0f;
                         continue;
                     }
-                    *slot = {key, uint32_t(out.size()), 1};
+                    *slot = {key, uint32_t(out.size()), 1, gen};
                 }
                 out.push_back({{start.x(), start.y(), start.z()}, float(n.depth), cls});
                 out.push_back({{end.x(), end.y(), end.z()}, float(n.depth), cls});

@@ -43,9 +43,11 @@ struct OctreeEdgeScratch {
     struct Slot {
         uint64_t key;
         uint32_t vertex; ///< first vertex of the edge in the output
-        uint32_t owners; ///< shown nodes sharing it
+        uint16_t owners;     ///< shown nodes sharing it
+        uint16_t generation; ///< rebuild that wrote the slot: older slots count as empty (no clearing)
     };
     std::vector<Slot> table;
+    uint16_t generation = 0;
 }; 
 /// GL_LINES vertices of the outlines of the nodes passing the filter, each edge once, without the
 /// edges inside a block of shown cells (hull): the surface leaves form a band several cells thick,
