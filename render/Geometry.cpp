@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 namespace octo::render {
 
@@ -36,17 +38,111 @@ glm::vec3 bodyColor(int index) {
     return palette[((index % 8) + 8) % 8];
 }
 
-void octreeInstances(const std::vector<OctreeNodeBox>& nodes, std::vector<OctreeInstance>& out,
-                     std::pair<int, int>& depthRange) {
-    out.resize(nodes.size());
+namespace {
+/// Bits 0..20 of v moved to bits 0, 3, 6, ... (one coordinate of a 3D Morton code).
+uint64_t mortonSpread(uint64_t v) {
+    v &= 0x1fffff;
+    v = (v | v << 32) & 0x1f00000000ffffull;
+    v = (v | v << 16) & 0x1f0000ff0000ffull;
+    v = (v | v << 8) & 0x100f00f00f00f00full;
+    v = (v | v << 4) & 0x10c30c30c30c30c3ull;
+    v = (v | v << 2) & 0x1249249249249249ull;
+    return v;
+}
+} // namespace
+
+void octreeEdges(const std::vector<OctreeNodeBox>& nodes, const OctreeFilter& filter,
+                 OctreeEdgeScratch& scratch, std::vector<OctreeEdgeVertex>& out,
+                 std::pair<int, int>& depthRange) {
+    out.clear();
     int lo = 255, hi = 0;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-        const OctreeNodeBox& n = nodes[i];
-        out[i] = {{n.min.x(), n.min.y(), n.min.z()}, n.edge, float(n.depth), float(int(n.cls))};
+    Vec3f origin = Vec3f::Constant(std::numeric_limits<float>::max());
+    float cell = std::numeric_limits<float>::max();
+    size_t shown = 0;
+    const auto passes = [&](const OctreeNodeBox& n) {
+        return (filter.classMask >> int(n.cls) & 1) && n.depth >= filter.minDepth &&
+               n.depth <= filter.maxDepth;
+    };
+    for (const OctreeNodeBox& n : nodes) {
         lo = std::min(lo, int(n.depth));
         hi = std::max(hi, int(n.depth));
+        if (!passes(n) || !(n.edge > 0.0f))
+            continue;
+        ++shown;
+        origin = origin.cwiseMin(n.min);
+        cell = std::min(cell, n.edge);
     }
     depthRange = nodes.empty() ? std::pair{0, 0} : std::pair{lo, hi};
+    if (shown == 0)
+        return;
+    // Node corners lie on a lattice of the finest shown edge from the lowest corner: an edge is
+    // keyed by its integer start, axis and depth (19 bits per coordinate, 2 for the axis, 5 depth).
+    constexpr int64_t kMaxCoord = (int64_t(1) << 19) - 2;
+    size_t tableSize = 1024;
+    while (tableSize < 16 * shown) // > 12 edges per shown node: probing always ends
+        tableSize *= 2;
+    tableSize = std::max(tableSize, scratch.table.size()); // only grows: no page faults per rebuild
+    const bool dedupe = tableSize <= (size_t(1) << 23);    // <= 128 MB; beyond, draw every edge
+    if (dedupe && (scratch.table.size() != tableSize || ++scratch.generation == 0)) {
+        scratch.table.assign(tableSize, {0, 0, 0, 0});
+        scratch.generation = 1;
+    }
+    const uint16_t gen = scratch.generation;
+    out.reserve(2 * 4 * shown);
+    for (const OctreeNodeBox& n : nodes) {
+        if (!passes(n) || !(n.edge > 0.0f))
+            continue;
+        int64_t c[3];
+        bool onLattice = dedupe;
+        for (int a = 0; a < 3; ++a) {
+            c[a] = std::llround(double(n.min[a] - origin[a]) / cell);
+            onLattice = onLattice && c[a] >= 0 && c[a] <= kMaxCoord;
+        }
+        const int64_t size = std::llround(double(n.edge) / cell);
+        for (int a = 0; a < 3; ++a)
+            for (int k = 0; k < 4; ++k) {
+                const int b = (a + 1) % 3, d = (a + 2) % 3;
+                int64_t s[3] = {c[0], c[1], c[2]};
+                s[b] += (k & 1) * size;
+                s[d] += (k >> 1) * size;
+                Vec3f start = n.min;
+                start[b] += float(k & 1) * n.edge;
+                start[d] += float(k >> 1) * n.edge;
+                Vec3f end = start;
+                end[a] += n.edge;
+                const float cls = float(int(n.cls));
+                if (onLattice && s[b] <= kMaxCoord && s[d] <= kMaxCoord) {
+                    const uint64_t key = uint64_t(s[0]) << 45 | uint64_t(s[1]) << 26 | uint64_t(s[2]) << 7 |
+                                         uint64_t(a) << 5 | uint64_t(n.depth & 31);
+                    // Morton order of the start: nodes come in octree order, so probes stay in cache.
+                    size_t h = size_t(mortonSpread(uint64_t(s[0])) | mortonSpread(uint64_t(s[1])) << 1 |
+                                      mortonSpread(uint64_t(s[2])) << 2) *
+                                   3 +
+                               size_t(a);
+                    h &= tableSize - 1;
+                    OctreeEdgeScratch::Slot* slot = &scratch.table[h];
+                    while (slot->generation == gen && slot->key != key) {
+                        h = (h + 1) & (tableSize - 1);
+                        slot = &scratch.table[h];
+                    }
+                    if (slot->generation == gen) { // shared edge: drawn once, as bright as its brightest node
+                        OctreeEdgeVertex* v = &out[slot->vertex];
+                        v[0].cls = v[1].cls = std::max(v[0].cls, cls);
+                        // Inside a block of shown cells (4 around it): hidden by the block's faces.
+                        if (++slot->owners == 4 && filter.hull)
+                            v[0].depth = v[1].depth = -1.0f;
+                        continue;
+                    }
+                    *slot = {key, uint32_t(out.size()), 1, gen};
+                }
+                out.push_back({{start.x(), start.y(), start.z()}, float(n.depth), cls});
+                out.push_back({{end.x(), end.y(), end.z()}, float(n.depth), cls});
+            }
+    }
+    if (filter.hull)
+        out.erase(
+            std::remove_if(out.begin(), out.end(), [](const OctreeEdgeVertex& v) { return v.depth < 0.0f; }),
+            out.end());
 }
 
 void floorShadow(const FrameSnapshot& f, int res, std::vector<float>& out) {

@@ -22,18 +22,41 @@ glm::vec3 octreeDepthColor(int depth, int lo, int hi);
 /// A distinct colour per body (index in the snapshot), readable on the water and the floor.
 glm::vec3 bodyColor(int index);
 
-/// One octree node as the instanced outline shader reads it: 12 edges of the unit cube scaled
-/// by `edge` from `min`; depth and class select colour and filter on the GPU.
-struct OctreeInstance {
-    glm::vec3 min;
-    float edge;
+/// One end of an octree outline edge: position, node depth (colour) and the brightest class among
+/// the shown nodes that share the edge (alpha).
+struct OctreeEdgeVertex {
+    glm::vec3 position;
     float depth;
     float cls;
 };
-/// Instances of all nodes (the filter is applied in the shader, so editing it never re-uploads);
-/// depthRange gets the min and max depth present (0, 0 when there are none).
-void octreeInstances(const std::vector<OctreeNodeBox>& nodes, std::vector<OctreeInstance>& out,
-                     std::pair<int, int>& depthRange);
+/// Which octree nodes the overlay shows: bit c of classMask shows NodeClass c; depths inclusive.
+struct OctreeFilter {
+    int classMask = 0, minDepth = 0, maxDepth = 31;
+    bool hull = true; ///< skip edges inside a block of shown cells (4 shown cells around the edge)
+    bool operator==(const OctreeFilter& o) const {
+        return classMask == o.classMask && minDepth == o.minDepth && maxDepth == o.maxDepth && hull == o.hull;
+    }
+    bool operator!=(const OctreeFilter& o) const { return !(*this == o); }
+};
+/// Reused between rebuilds: the edge hash table (no allocation per rebuild once warm).
+struct OctreeEdgeScratch {
+    struct Slot {
+        uint64_t key;
+        uint32_t vertex;     ///< first vertex of the edge in the output
+        uint16_t owners;     ///< shown nodes sharing it
+        uint16_t generation; ///< rebuild that wrote the slot: older slots count as empty (no clearing)
+    };
+    std::vector<Slot> table;
+    uint16_t generation = 0;
+};
+/// GL_LINES vertices of the outlines of the nodes passing the filter, each edge once, without the
+/// edges inside a block of shown cells (hull): the surface leaves form a band several cells thick,
+/// whose inner lattice is ~85 % of the edges and only greys the view (and cost ~200 ms a paint on
+/// llvmpipe). A shared edge takes its brightest node's class. depthRange gets the min and max
+/// depth of all nodes (legend; 0, 0 when there are none).
+void octreeEdges(const std::vector<OctreeNodeBox>& nodes, const OctreeFilter& filter,
+                 OctreeEdgeScratch& scratch, std::vector<OctreeEdgeVertex>& out,
+                 std::pair<int, int>& depthRange);
 /// Column density of fluid particles over the floor (res x res cells over the domain's x-z
 /// footprint, blurred, 0..1): darkens the floor under the water.
 void floorShadow(const FrameSnapshot& frame, int res, std::vector<float>& out);

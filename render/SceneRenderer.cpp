@@ -117,33 +117,16 @@ bool SceneRenderer::initialize(QString* error) {
     makeParticleVao(fluidVao_, fluidPosVbo_, &fluidColorVbo_);
     makeParticleVao(boundaryVao_, boundaryPosVbo_, nullptr);
 
-    // Octree outlines: 24 unit-cube edge vertices, one instance per node.
-    std::vector<float> edges;
-    for (int a = 0; a < 3; ++a)
-        for (int k = 0; k < 4; ++k)
-            for (int end = 0; end < 2; ++end) {
-                float c[3];
-                c[a] = float(end);
-                c[(a + 1) % 3] = float(k & 1);
-                c[(a + 2) % 3] = float(k >> 1);
-                edges.insert(edges.end(), c, c + 3);
-            }
+    // Octree outlines: one GL_LINES vertex buffer of the shown nodes' edges, each edge once.
     glGenVertexArrays(1, &octreeVao_);
     glBindVertexArray(octreeVao_);
-    glGenBuffers(1, &cubeEdgeVbo_);
-    glBindBuffer(GL_ARRAY_BUFFER, cubeEdgeVbo_);
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(edges.size() * sizeof(float)), edges.data(), GL_STATIC_DRAW);
+    glGenBuffers(1, &octreeEdgeVbo_);
+    glBindBuffer(GL_ARRAY_BUFFER, octreeEdgeVbo_);
     glEnableVertexAttribArray(kPos);
-    glVertexAttribPointer(kPos, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
-    glGenBuffers(1, &octreeInstanceVbo_);
-    glBindBuffer(GL_ARRAY_BUFFER, octreeInstanceVbo_);
-    glEnableVertexAttribArray(kAttr1);
-    glVertexAttribPointer(kAttr1, 4, GL_FLOAT, GL_FALSE, sizeof(OctreeInstance), nullptr);
-    glVertexAttribDivisor(kAttr1, 1);
+    glVertexAttribPointer(kPos, 3, GL_FLOAT, GL_FALSE, sizeof(OctreeEdgeVertex), nullptr);
     glEnableVertexAttribArray(kAttr2);
-    glVertexAttribPointer(kAttr2, 2, GL_FLOAT, GL_FALSE, sizeof(OctreeInstance),
-                          reinterpret_cast<void*>(offsetof(OctreeInstance, depth)));
-    glVertexAttribDivisor(kAttr2, 1);
+    glVertexAttribPointer(kAttr2, 2, GL_FLOAT, GL_FALSE, sizeof(OctreeEdgeVertex),
+                          reinterpret_cast<void*>(offsetof(OctreeEdgeVertex, depth)));
 
     glGenVertexArrays(1, &emptyVao_); // the sky's full-screen triangle has no attributes
     glGenVertexArrays(1, &floorVao_);
@@ -174,9 +157,8 @@ void SceneRenderer::release() {
         deleteMesh(entry.second);
     bodyMeshes_.clear();
     deleteLines(floorLines_);
-    const unsigned buffers[] = {quadVbo_,        fluidPosVbo_, fluidColorVbo_,
-                                boundaryPosVbo_, cubeEdgeVbo_, octreeInstanceVbo_};
-    glDeleteBuffers(6, buffers);
+    const unsigned buffers[] = {quadVbo_, fluidPosVbo_, fluidColorVbo_, boundaryPosVbo_, octreeEdgeVbo_};
+    glDeleteBuffers(GLsizei(std::size(buffers)), buffers);
     const unsigned vaos[] = {fluidVao_, boundaryVao_, octreeVao_, emptyVao_, floorVao_};
     glDeleteVertexArrays(5, vaos);
     const unsigned textures[] = {shadowTex_, thicknessTex_};
@@ -184,7 +166,8 @@ void SceneRenderer::release() {
     glDeleteFramebuffers(1, &thicknessFbo_);
     thicknessW_ = thicknessH_ = 0;
     octreeCount_ = 0;
-    octreeScratch_.clear();
+    octreeNodes_.clear();
+    octreeEdges_.clear();
     for (auto* p : {&particleProgram_, &particleDepthProgram_, &meshProgram_, &lineProgram_, &octreeProgram_,
                     &skyProgram_, &floorProgram_, &waterProgram_, &thicknessProgram_})
         p->reset();
@@ -331,8 +314,8 @@ void SceneRenderer::syncBuffers(const RenderSettings& st, const OrbitCamera& cam
         sortedEye_ = eye;
         sortedSurfaceOnly_ = surfaceOnly;
     }
-    if (st.showOctree() && uploadedOctreeFrame_ != f) {
-        if (syncOctree(*f))
+    if (st.showOctree() && (uploadedOctreeFrame_ != f || octreeFilter(st) != octreeFilter_)) {
+        if (syncOctree(*f, octreeFilter(st)))
             ++uploads_.octree;
         uploadedOctreeFrame_ = f;
     }
@@ -458,23 +441,31 @@ void SceneRenderer::render(const OrbitCamera& camera, const RenderSettings& sett
     glUseProgram(0);
 }
 
-bool SceneRenderer::syncOctree(const FrameSnapshot& f) {
-    // Frames between two surface rebuilds carry the same nodes: compare before re-sending.
+OctreeFilter SceneRenderer::octreeFilter(const RenderSettings& st) {
+    return {(st.octreeExterior ? 1 << int(NodeClass::Exterior) : 0) |
+                (st.octreeInterior ? 1 << int(NodeClass::Interior) : 0) |
+                (st.octreeSurface ? 1 << int(NodeClass::Surface) : 0),
+            st.octreeMinDepth, st.octreeMaxDepth};
+}
+
+bool SceneRenderer::syncOctree(const FrameSnapshot& f, const OctreeFilter& filter) {
+    // Frames between two surface rebuilds carry the same nodes: compare before re-sending. The
+    // filter runs here, once per rebuild or filter edit, so a frame draws only the shown edges.
     const std::vector<OctreeNodeBox>& nodes = f.octreeNodes;
-    bool same = nodes.size() == octreeScratch_.size() && octreeCount_ == int(nodes.size());
+    bool same = filter == octreeFilter_ && nodes.size() == octreeNodes_.size();
     for (size_t i = 0; same && i < nodes.size(); ++i) {
-        const OctreeInstance& o = octreeScratch_[i];
-        same = o.min.x == nodes[i].min.x() && o.min.y == nodes[i].min.y() && o.min.z == nodes[i].min.z() &&
-               o.edge == nodes[i].edge && o.depth == float(nodes[i].depth) &&
-               o.cls == float(int(nodes[i].cls));
+        const OctreeNodeBox &a = nodes[i], &b = octreeNodes_[i];
+        same = a.min == b.min && a.edge == b.edge && a.depth == b.depth && a.cls == b.cls;
     }
     if (same)
         return false;
-    octreeInstances(nodes, octreeScratch_, octreeDepthRange_);
-    glBindBuffer(GL_ARRAY_BUFFER, octreeInstanceVbo_);
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(octreeScratch_.size() * sizeof(OctreeInstance)),
-                 octreeScratch_.data(), GL_DYNAMIC_DRAW);
-    octreeCount_ = int(octreeScratch_.size());
+    octreeNodes_ = nodes;
+    octreeFilter_ = filter;
+    octreeEdges(nodes, filter, octreeEdgeScratch_, octreeEdges_, octreeDepthRange_);
+    glBindBuffer(GL_ARRAY_BUFFER, octreeEdgeVbo_);
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(octreeEdges_.size() * sizeof(OctreeEdgeVertex)),
+                 octreeEdges_.data(), GL_DYNAMIC_DRAW);
+    octreeCount_ = int(octreeEdges_.size());
     return true;
 }
 
@@ -485,12 +476,6 @@ void SceneRenderer::drawOctree(const RenderSettings& st, const OrbitCamera& came
     p->bind();
     glUniformMatrix4fv(p->uniformLocation("view"), 1, GL_FALSE, glm::value_ptr(camera.view()));
     glUniformMatrix4fv(p->uniformLocation("projection"), 1, GL_FALSE, glm::value_ptr(camera.projection()));
-    const int mask = (st.octreeExterior ? 1 << int(NodeClass::Exterior) : 0) |
-                     (st.octreeInterior ? 1 << int(NodeClass::Interior) : 0) |
-                     (st.octreeSurface ? 1 << int(NodeClass::Surface) : 0);
-    p->setUniformValue("classMask", mask);
-    p->setUniformValue("minDepth", st.octreeMinDepth);
-    p->setUniformValue("maxDepth", st.octreeMaxDepth);
     const auto [lo, hi] = octreeDepthRange_;
     p->setUniformValue("depthLo", lo);
     glm::vec3 colors[32];
@@ -510,7 +495,7 @@ void SceneRenderer::drawOctree(const RenderSettings& st, const OrbitCamera& came
     p->setUniformValue("cueRange", near, far);
     glDepthMask(GL_FALSE); // outlines do not hide each other or the mesh drawn after them
     glBindVertexArray(octreeVao_);
-    glDrawArraysInstanced(GL_LINES, 0, 24, octreeCount_);
+    glDrawArrays(GL_LINES, 0, octreeCount_);
     glDepthMask(GL_TRUE);
 }
 

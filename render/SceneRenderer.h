@@ -40,6 +40,8 @@ public:
     void setHighlightedBody(int id) { highlightedBody_ = id; }
     /// Depths present in the uploaded octree (legend); {0, 0} before the first upload.
     std::pair<int, int> octreeDepthRange() const { return octreeDepthRange_; }
+    /// Outline edges in the octree buffer (the shown nodes' edges, each once; one draw call).
+    int octreeEdgeCount() const { return octreeCount_ / 2; }
 
     /// How often each buffer was uploaded (tests check that unchanged data is not re-sent).
     struct UploadCounters {
@@ -74,17 +76,21 @@ private:
     void drawOctree(const RenderSettings& st, const OrbitCamera& camera);
     void drawSkyAndFloor(const OrbitCamera& camera);
     void drawWater(const OrbitCamera& camera, int fbWidth, int fbHeight);
-    bool syncOctree(const FrameSnapshot& frame);
+    static OctreeFilter octreeFilter(const RenderSettings& settings);
+    bool syncOctree(const FrameSnapshot& frame, const OctreeFilter& filter);
 
     bool initialized_ = false;
     std::unique_ptr<QOpenGLShaderProgram> particleProgram_, particleDepthProgram_, meshProgram_, lineProgram_;
     std::unique_ptr<QOpenGLShaderProgram> octreeProgram_, skyProgram_, floorProgram_, waterProgram_,
         thicknessProgram_;
-    unsigned cubeEdgeVbo_ = 0, octreeVao_ = 0, octreeInstanceVbo_ = 0, emptyVao_ = 0, floorVao_ = 0;
+    unsigned octreeVao_ = 0, octreeEdgeVbo_ = 0, emptyVao_ = 0, floorVao_ = 0;
     unsigned shadowTex_ = 0, thicknessTex_ = 0, thicknessFbo_ = 0;
     int octreeCount_ = 0, thicknessW_ = 0, thicknessH_ = 0;
     std::pair<int, int> octreeDepthRange_{0, 0};
-    std::vector<OctreeInstance> octreeScratch_; ///< what the octree buffer holds
+    std::vector<OctreeNodeBox> octreeNodes_;    ///< the nodes the octree buffer was built from
+    OctreeFilter octreeFilter_;                 ///< and the filter
+    std::vector<OctreeEdgeVertex> octreeEdges_; ///< what the octree buffer holds
+    OctreeEdgeScratch octreeEdgeScratch_;
     std::vector<float> shadowScratch_;
     const FrameSnapshot* shadowFrame_ = nullptr;
     int highlightedBody_ = -1;

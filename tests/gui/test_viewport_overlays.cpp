@@ -65,16 +65,24 @@ private slots:
         const QImage boxes = grab();
         boxes.save(QString(OCTO_TEST_OUTPUT_DIR) + "/viewport_octree.png");
         QVERIFY(test::differingPixels(base, boxes) > 500);
+        // The synthetic octree is an 8x5x4 lattice of equal cells: each shared edge is drawn once and
+        // edges inside the block (4 cells around them) not at all: 8*6*5 + 5*9*5 + 4*9*6 = 681 edges,
+        // less 8*4*3 + 5*7*3 + 4*7*4 = 313 inside, instead of 12 per cell (1920).
+        QCOMPARE(view_->renderer().octreeEdgeCount(), 681 - 313);
         // Only the surface class: fewer lines than all three classes, but still some.
         s.octreeInterior = s.octreeExterior = false;
         view_->setSettings(s);
         const QImage surfaceOnly = grab();
         QVERIFY(test::differingPixels(base, surfaceOnly) > 100);
         QVERIFY(test::differingPixels(base, surfaceOnly) < test::differingPixels(base, boxes));
+        // Only the surface nodes' edges are in the buffer: the 4x2x4 surface cells, 170 edges less 42 inside.
+        QCOMPARE(view_->renderer().octreeEdgeCount(),
+                 4 * 3 * 5 + 2 * 5 * 5 + 4 * 5 * 3 - (4 * 3 + 2 * 9 + 4 * 3));
         // Depth filter excluding every node (synthetic nodes sit at depth 3) draws nothing.
         s.octreeMinDepth = 4;
         view_->setSettings(s);
         QCOMPARE(test::differingPixels(base, grab()), 0);
+        QCOMPARE(view_->renderer().octreeEdgeCount(), 0);
         s.octreeMinDepth = 0;
         s.octreeSurface = false;
         view_->setSettings(s);
@@ -100,7 +108,7 @@ private slots:
         view_->setSettings(s);
     }
 
-    void octreeUploadedOncePerRebuildAndFilterCostsNoUpload() {
+    void octreeUploadedOncePerRebuildOrFilterEdit() {
         render::RenderSettings s = view_->settings();
         s.octreeSurface = s.octreeInterior = true;
         view_->setSettings(s);
@@ -108,13 +116,19 @@ private slots:
         const int first = view_->renderer().uploads().octree;
         QVERIFY(first >= 1);
         QVERIFY(view_->renderer().octreeDepthRange().second >= view_->renderer().octreeDepthRange().first);
-        // Filter edits (classes, depth range, depth cue) run in the shader: no upload.
-        s.octreeExterior = true;
-        s.octreeMinDepth = 1;
+        // Depth cueing runs in the shader: no upload; repainting does not upload either.
         s.octreeDepthCue = false;
         view_->setSettings(s);
         grab();
+        grab();
         QCOMPARE(view_->renderer().uploads().octree, first);
+        // The class and depth filter run on the CPU, once per edit (a frame draws only shown edges).
+        s.octreeExterior = true;
+        s.octreeMinDepth = 1;
+        view_->setSettings(s);
+        grab();
+        grab();
+        QCOMPARE(view_->renderer().uploads().octree, first + 1);
         // A new snapshot with the same nodes (between two surface rebuilds): no upload either.
         auto copy = std::make_shared<app::PublishedFrame>(*view_->frame());
         auto snapshot = std::make_shared<FrameSnapshot>(*copy->snapshot);
@@ -123,7 +137,7 @@ private slots:
         copy->serial += 1;
         view_->setFrame(copy);
         grab();
-        QCOMPARE(view_->renderer().uploads().octree, first);
+        QCOMPARE(view_->renderer().uploads().octree, first + 1);
         // Nodes that changed (a rebuild): uploaded once.
         auto rebuilt = std::make_shared<FrameSnapshot>(*snapshot);
         rebuilt->octreeNodes.pop_back();
@@ -132,7 +146,7 @@ private slots:
         view_->setFrame(copy);
         grab();
         grab();
-        QCOMPARE(view_->renderer().uploads().octree, first + 1);
+        QCOMPARE(view_->renderer().uploads().octree, first + 2);
         s = view_->settings();
         s.octreeSurface = s.octreeInterior = s.octreeExterior = false;
         s.octreeMinDepth = 0;
