@@ -10,6 +10,7 @@
 #include <QPainterPath>
 #include <QWheelEvent>
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 namespace octo::app {
@@ -179,11 +180,39 @@ Vec3f ViewportWidget::spawnPoint(float size) const {
             }
         }
     }
-    for (int k : {0, 2}) {
-        const float lo = d.min[k] + margin, hi = d.max[k] - margin;
-        at[k] = lo <= hi ? std::clamp(at[k], lo, hi) : 0.5f * (d.min[k] + d.max[k]);
-    }
-    return at;
+    auto clampInside = [&](Vec3f p) {
+        for (int k : {0, 2}) {
+            const float lo = d.min[k] + margin, hi = d.max[k] - margin;
+            p[k] = lo <= hi ? std::clamp(p[k], lo, hi) : 0.5f * (d.min[k] + d.max[k]);
+        }
+        return p;
+    };
+    // The core refuses a body that starts inside another: look for a free spot near the preferred
+    // one, testing bounding spheres (conservative), on rings of growing radius at the spawn height.
+    const float reach = 0.87f * size; // half the diagonal of a cube of edge `size`
+    auto isFree = [&](const Vec3f& p) {
+        for (const BodySnapshot& b : f.bodies) {
+            float radius = 0.0f;
+            if (b.mesh)
+                for (const Vec3f& v : b.mesh->vertices)
+                    radius = std::max(radius, v.norm());
+            if ((p - b.translation).norm() < reach + radius + 0.25f * size)
+                return false;
+        }
+        return true;
+    };
+    const Vec3f preferred = clampInside(at);
+    if (isFree(preferred))
+        return preferred;
+    for (int ring = 1; ring <= 8; ++ring)
+        for (int k = 0; k < 8 * ring; ++k) {
+            const float angle = 6.2831853f * float(k) / float(8 * ring);
+            const Vec3f p = clampInside(preferred + 1.2f * size * float(ring) *
+                                                        Vec3f(std::cos(angle), 0.0f, std::sin(angle)));
+            if (isFree(p))
+                return p;
+        }
+    return preferred; // no free spot: the core's error names the overlap
 }
 
 void ViewportWidget::mousePressEvent(QMouseEvent* e) {

@@ -58,6 +58,7 @@ public:
 
     /// Where the Bodies dock puts a new body of edge/diameter `size`: above the fluid under the
     /// last cursor position seen in the viewport (the domain's centre when none), inside the domain.
+    /// Moves it to a nearby free spot when it would start inside another body (the core refuses that).
     Vec3f spawnPoint(float size) const;
 
 signals:

@@ -159,8 +159,9 @@ private:
     std::vector<NeighborBlock> blocks_;
     std::vector<uint32_t> fluidBegin_, fluidCount_, boundaryBegin_, boundaryCount_;
 
-    float maxSpeed_ = 0.0f, maxAccel_ = 0.0f; // maxAccel_: non-pressure forces only (see nextTimeStep)
+    float maxSpeed_ = 0.0f, maxAccel_ = 0.0f; // maxAccel_: see step() for which accelerations
     float maxAccelNonPressure_ = 0.0f;
+    float maxAccelTotal_ = 0.0f;     // pressure included: the bound used with two-way coupled bodies
     float maxSpeedCandidate_ = 0.0f; // of the latest prediction
     bool finiteCandidate_ = true;
     bool listsCurrent_ = false; // refreshNeighborLists() ran since the last step (reused by it)
