@@ -85,7 +85,9 @@ private slots:
         w.resize(1000, 700);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(presented(w, [](const auto& f) { return f.scene == "tank" && f.snapshot->step >= 2; }));
+        // The tank starts as a lattice at zero pressure and settles (0.1-0.2 m/s left at 0.5 s,
+        // test_rest_resolutions): measure "at rest" after 1 s simulated.
+        QVERIFY(presented(w, [](const auto& f) { return f.scene == "tank" && f.snapshot->time >= 1.0; }));
         const float calm = maxSpeed(*w.viewport()->frame()->snapshot);
         app::ViewportWidget* view = w.viewport();
         view->setTool(app::ViewportWidget::Tool::Stir);
@@ -106,14 +108,14 @@ private slots:
             w,
             [&](const auto& f) {
                 stirred = std::max(stirred, maxSpeed(*f.snapshot));
-                return f.snapshot->step >= step0 + 12;
+                return f.snapshot->step >= step0 + 30 && stirs.count() >= 3;
             },
             90000));
         QTest::mouseRelease(view, Qt::LeftButton, {}, QPoint(int(px.x), int(px.y)));
         qInfo("stir: max speed %.3f m/s at rest, %.3f m/s after %d pushes", calm, stirred,
               int(stirs.count()));
         QVERIFY(stirs.count() >= 2);
-        QVERIFY2(stirred > 0.3f && stirred > 4.0f * calm,
+        QVERIFY2(stirred > 0.3f && stirred > 3.0f * calm,
                  qPrintable(QString("max speed %1 m/s (at rest %2)").arg(stirred).arg(calm)));
         QVERIFY2(w.lastProblem().isEmpty(), qPrintable(w.lastProblem()));
     }
