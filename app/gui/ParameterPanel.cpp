@@ -25,38 +25,26 @@ bool usesSlider(const ParameterInfo& p) {
 /// Spin boxes that take any number (the range check is ParameterPanel::checked, which reports
 /// it) but step only inside the parameter's range.
 constexpr double kWide = 1e9;
-class RangeDoubleSpin : public QDoubleSpinBox {
+template <class Spin, class T> class RangeSpinBox : public Spin {
 public:
-    RangeDoubleSpin(double lo, double hi, QWidget* parent) : QDoubleSpinBox(parent), lo_(lo), hi_(hi) {
-        setRange(-kWide, kWide);
+    RangeSpinBox(T lo, T hi, QWidget* parent) : Spin(parent), lo_(lo), hi_(hi) {
+        Spin::setRange(T(-kWide), T(kWide));
     }
-    void stepBy(int steps) override { setValue(std::clamp(value() + steps * singleStep(), lo_, hi_)); }
+    void stepBy(int steps) override {
+        Spin::setValue(std::clamp(T(Spin::value() + steps * Spin::singleStep()), lo_, hi_));
+    }
 
 protected:
-    StepEnabled stepEnabled() const override {
-        return StepEnabled((value() > lo_ ? StepDownEnabled : StepNone) |
-                           (value() < hi_ ? StepUpEnabled : StepNone));
+    typename Spin::StepEnabled stepEnabled() const override {
+        return typename Spin::StepEnabled((Spin::value() > lo_ ? Spin::StepDownEnabled : Spin::StepNone) |
+                                          (Spin::value() < hi_ ? Spin::StepUpEnabled : Spin::StepNone));
     }
 
 private:
-    double lo_, hi_;
+    T lo_, hi_;
 };
-class RangeSpin : public QSpinBox {
-public:
-    RangeSpin(int lo, int hi, QWidget* parent) : QSpinBox(parent), lo_(lo), hi_(hi) {
-        setRange(-int(kWide), int(kWide));
-    }
-    void stepBy(int steps) override { setValue(std::clamp(value() + steps * singleStep(), lo_, hi_)); }
-
-protected:
-    StepEnabled stepEnabled() const override {
-        return StepEnabled((value() > lo_ ? StepDownEnabled : StepNone) |
-                           (value() < hi_ ? StepUpEnabled : StepNone));
-    }
-
-private:
-    int lo_, hi_;
-};
+using RangeDoubleSpin = RangeSpinBox<QDoubleSpinBox, double>;
+using RangeSpin = RangeSpinBox<QSpinBox, int>;
 
 int decimalsFor(const ParameterInfo& p) {
     // Enough digits to show the smallest non-zero bound or default, e.g. dt min = 1e-7 s.
