@@ -166,7 +166,7 @@ void SceneRenderer::release() {
     glDeleteFramebuffers(1, &thicknessFbo_);
     thicknessW_ = thicknessH_ = 0;
     octreeCount_ = 0;
-    octreeNodes_.clear();
+    octreeOutlines_.reset();
     octreeEdges_.clear();
     for (auto* p : {&particleProgram_, &particleDepthProgram_, &meshProgram_, &lineProgram_, &octreeProgram_,
                     &skyProgram_, &floorProgram_, &waterProgram_, &thicknessProgram_})
@@ -314,11 +314,8 @@ void SceneRenderer::syncBuffers(const RenderSettings& st, const OrbitCamera& cam
         sortedEye_ = eye;
         sortedSurfaceOnly_ = surfaceOnly;
     }
-    if (st.showOctree() && (uploadedOctreeFrame_ != f || octreeFilter(st) != octreeFilter_)) {
-        if (syncOctree(*f, octreeFilter(st)))
-            ++uploads_.octree;
-        uploadedOctreeFrame_ = f;
-    }
+    if (st.showOctree() && syncOctree(octreeFilter(st)))
+        ++uploads_.octree;
     if (st.shading == Shading::Water && shadowFrame_ != f) {
         constexpr int kShadowRes = 48;
         floorShadow(*f, kShadowRes, shadowScratch_);
@@ -448,20 +445,16 @@ OctreeFilter SceneRenderer::octreeFilter(const RenderSettings& st) {
             st.octreeMinDepth, st.octreeMaxDepth};
 }
 
-bool SceneRenderer::syncOctree(const FrameSnapshot& f, const OctreeFilter& filter) {
-    // Frames between two surface rebuilds carry the same nodes: compare before re-sending. The
-    // filter runs here, once per rebuild or filter edit, so a frame draws only the shown edges.
-    const std::vector<OctreeNodeBox>& nodes = f.octreeNodes;
-    bool same = filter == octreeFilter_ && nodes.size() == octreeNodes_.size();
-    for (size_t i = 0; same && i < nodes.size(); ++i) {
-        const OctreeNodeBox &a = nodes[i], &b = octreeNodes_[i];
-        same = a.min == b.min && a.edge == b.edge && a.depth == b.depth && a.cls == b.cls;
+bool SceneRenderer::syncOctree(const OctreeFilter& filter) {
+    // A new snapshot or filter edit asks once; frames between two surface rebuilds carry the same
+    // nodes and start no build. The filter runs in the build, so a frame draws only shown edges.
+    if (uploadedOctreeFrame_ != frame_.get() || filter != octreeFilter_) {
+        octreeOutlines_.request(frame_, filter);
+        uploadedOctreeFrame_ = frame_.get();
+        octreeFilter_ = filter;
     }
-    if (same)
+    if (!octreeOutlines_.take(octreeEdges_, octreeDepthRange_, waitForOverlays_))
         return false;
-    octreeNodes_ = nodes;
-    octreeFilter_ = filter;
-    octreeEdges(nodes, filter, octreeEdgeScratch_, octreeEdges_, octreeDepthRange_);
     glBindBuffer(GL_ARRAY_BUFFER, octreeEdgeVbo_);
     glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(octreeEdges_.size() * sizeof(OctreeEdgeVertex)),
                  octreeEdges_.data(), GL_DYNAMIC_DRAW);

@@ -7,6 +7,7 @@
 // mode; the octree only when its nodes changed). All calls need the owning context current.
 #include "render/Camera.h"
 #include "render/Geometry.h"
+#include "render/OctreeOutlineBuilder.h"
 #include "render/RenderSettings.h"
 #include "sim/FrameSnapshot.h"
 
@@ -42,6 +43,11 @@ public:
     std::pair<int, int> octreeDepthRange() const { return octreeDepthRange_; }
     /// Outline edges in the octree buffer (the shown nodes' edges, each once; one draw call).
     int octreeEdgeCount() const { return octreeCount_ / 2; }
+    /// Off-screen renders wait for the newest octree outlines; the live view (false) draws the
+    /// last built ones and paints again while octreePending().
+    void setWaitForOverlays(bool wait) { waitForOverlays_ = wait; }
+    /// The octree outlines shown are not the newest wanted yet (a build runs in the background).
+    bool octreePending() const { return octreeOutlines_.busy(); }
 
     /// How often each buffer was uploaded (tests check that unchanged data is not re-sent).
     struct UploadCounters {
@@ -77,7 +83,8 @@ private:
     void drawSkyAndFloor(const OrbitCamera& camera);
     void drawWater(const OrbitCamera& camera, int fbWidth, int fbHeight);
     static OctreeFilter octreeFilter(const RenderSettings& settings);
-    bool syncOctree(const FrameSnapshot& frame, const OctreeFilter& filter);
+    /// Asks for the outlines of the current frame and filter; uploads finished ones (true).
+    bool syncOctree(const OctreeFilter& filter);
 
     bool initialized_ = false;
     std::unique_ptr<QOpenGLShaderProgram> particleProgram_, particleDepthProgram_, meshProgram_, lineProgram_;
@@ -87,10 +94,10 @@ private:
     unsigned shadowTex_ = 0, thicknessTex_ = 0, thicknessFbo_ = 0;
     int octreeCount_ = 0, thicknessW_ = 0, thicknessH_ = 0;
     std::pair<int, int> octreeDepthRange_{0, 0};
-    std::vector<OctreeNodeBox> octreeNodes_;    ///< the nodes the octree buffer was built from
-    OctreeFilter octreeFilter_;                 ///< and the filter
+    OctreeFilter octreeFilter_;                 ///< the filter last asked for
     std::vector<OctreeEdgeVertex> octreeEdges_; ///< what the octree buffer holds
-    OctreeEdgeScratch octreeEdgeScratch_;
+    OctreeOutlineBuilder octreeOutlines_;
+    bool waitForOverlays_ = false;
     std::vector<float> shadowScratch_;
     const FrameSnapshot* shadowFrame_ = nullptr;
     int highlightedBody_ = -1;

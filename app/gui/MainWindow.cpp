@@ -24,6 +24,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPainter>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
@@ -725,12 +726,22 @@ void MainWindow::syncParameterWidgets(const PublishedFrame& frame) {
     }
 }
 
+QImage MainWindow::grabWindow() {
+    QImage image = grab().toImage();
+    const QImage view = viewport_->grabFramebuffer();
+    if (!view.isNull()) {
+        QPainter painter(&image);
+        painter.drawImage(QRect(viewport_->mapTo(this, QPoint(0, 0)), viewport_->size()), view);
+    }
+    return image;
+}
+
 void MainWindow::poll() {
     PublishedFramePtr frame = worker_->latestFrame();
     if (frame && frame->serial != shownSerial_)
         present(frame);
     else if (continuousRepaint_)
-        viewport_->update();
+        viewport_->requestPaint();
     fpsLabel_->setText(QString("%1 fps (paint %2 ms)")
                            .arg(viewport_->framesPerSecond(), 0, 'f', 1)
                            .arg(viewport_->lastPaintMs(), 0, 'f', 1));

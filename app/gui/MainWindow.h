@@ -83,6 +83,9 @@ public:
     class BodiesDock* bodiesDock() const {
         return bodiesDock_;
     }
+    /// The whole window as the user sees it: QWidget::grab() does not see the viewport's native GL
+    /// window, so its image is painted in at the viewport's place.
+    QImage grabWindow();
     /// Folder the open dialog starts in (the built-in scenes).
     static QString sceneFolder();
 

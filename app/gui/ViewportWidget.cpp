@@ -1,13 +1,19 @@
 #include "ViewportWidget.h"
 
+#include "ViewportSurface.h"
+
 #include "render/Geometry.h"
 
+#include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QOpenGLFramebufferObject>
 #include <QOpenGLFunctions>
 #include <QPainter>
 #include <QPainterPath>
+#include <QTimer>
+#include <QVBoxLayout>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -15,33 +21,55 @@
 
 namespace octo::app {
 
-ViewportWidget::ViewportWidget(QWidget* parent) : QOpenGLWidget(parent) {
+ViewportWidget::ViewportWidget(QWidget* parent) : QWidget(parent) {
     setMinimumSize(320, 240);
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true); // the Bodies dock spawns under the last hover position
+    surface_ = new ViewportSurface(this);
+    QWidget* container = QWidget::createWindowContainer(surface_, this);
+    container->setFocusPolicy(Qt::NoFocus);
+    container->setMouseTracking(true);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(container);
     fpsClock_.start();
 }
 
 ViewportWidget::~ViewportWidget() {
     cleanupGL();
-    // ~QOpenGLWidget destroys the context later; this object is no longer a ViewportWidget then.
-    if (context())
-        disconnect(context(), nullptr, this, nullptr);
+    // The container deletes the surface (and its context) after this destructor.
+    if (QOpenGLContext* context = surface_->context())
+        disconnect(context, nullptr, this, nullptr);
 }
 
 void ViewportWidget::cleanupGL() {
     if (!glReady_)
         return;
-    makeCurrent();
+    surface_->makeCurrent();
     renderer_.release();
-    doneCurrent();
+    surface_->doneCurrent();
     glReady_ = false;
+}
+
+void ViewportWidget::requestPaint() {
+    surface_->update();
+}
+
+bool ViewportWidget::ensureGlReady() {
+    QElapsedTimer waited;
+    waited.start();
+    while (!glReady_ && glError_.isEmpty() && isVisible() && waited.elapsed() < 3000) {
+        surface_->update();
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    }
+    return glReady_;
 }
 
 void ViewportWidget::initializeGL() {
     QString error;
-    const auto fmt = context()->format();
-    if (fmt.majorVersion() * 10 + fmt.minorVersion() < 33 && !context()->isOpenGLES()) {
+    QOpenGLContext* context = surface_->context();
+    const auto fmt = context->format();
+    if (fmt.majorVersion() * 10 + fmt.minorVersion() < 33 && !context->isOpenGLES()) {
         glError_ = QString("OpenGL 3.3 is needed, got %1.%2").arg(fmt.majorVersion()).arg(fmt.minorVersion());
     } else if (!renderer_.initialize(&error)) {
         glError_ = error;
@@ -51,7 +79,7 @@ void ViewportWidget::initializeGL() {
     if (!glError_.isEmpty())
         emit glFailed(glError_);
     // The context can go away (reparenting, app exit): free GL objects while it is current.
-    connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, &ViewportWidget::cleanupGL,
+    connect(context, &QOpenGLContext::aboutToBeDestroyed, this, &ViewportWidget::cleanupGL,
             Qt::UniqueConnection);
 }
 
@@ -68,14 +96,23 @@ void ViewportWidget::paintGL() {
         renderer_.setHighlightedBody(draggedBody());
         renderer_.render(camera_, settings_, int(width() * dpr), int(height() * dpr));
         if (qEnvironmentVariableIsSet("OCTO_GL_FINISH"))
-            context()->functions()->glFinish(); // profiling only
+            surface_->context()->functions()->glFinish(); // profiling only
         if (!qEnvironmentVariableIsSet(
                 "OCTO_NO_OVERLAY")) { // profiling: the 2D marks cost ~a third of a paint
-            QPainter painter(this);
+            QPainter painter(surface_);
             paintOverlay(painter, camera_, size());
         }
     }
     lastPaintMs_ = double(paintClock.nsecsElapsed()) * 1e-6;
+    if (glReady_ && settings_.showOctree() && renderer_.octreePending() && !octreeRepaintQueued_) {
+        // The octree outlines are built in the background: show them as soon as they are done,
+        // also while paused (no new frame would repaint).
+        octreeRepaintQueued_ = true;
+        QTimer::singleShot(15, this, [this] {
+            octreeRepaintQueued_ = false;
+            requestPaint();
+        });
+    }
     ++fpsCount_;
     if (fpsClock_.elapsed() >= 1000) {
         fps_ = fpsCount_ * 1000.0 / double(fpsClock_.restart());
@@ -105,14 +142,14 @@ void ViewportWidget::setFrame(PublishedFramePtr frame) {
         if (steps > 0.0f)
             emitStir(steps);
     }
-    update();
+    requestPaint();
 }
 
 void ViewportWidget::setSettings(const render::RenderSettings& settings) {
     const float restDensity = settings_.restDensity;
     settings_ = settings;
     settings_.restDensity = restDensity;
-    update();
+    requestPaint();
 }
 
 void ViewportWidget::resetCamera() {
@@ -124,33 +161,49 @@ void ViewportWidget::resetCamera() {
     } else {
         camera_.fit(glm::vec3(-0.5f), glm::vec3(0.5f));
     }
-    update();
+    requestPaint();
 }
 
 QImage ViewportWidget::renderToImage(const QSize& size) {
-    if (!glReady_ || size.isEmpty())
+    if (size.isEmpty() || !ensureGlReady())
         return {};
-    makeCurrent();
+    render::OrbitCamera cam = camera_;
+    cam.setViewport(size.width(), size.height());
+    // An untouched view is re-framed for the image's aspect (captures, recordings at a size
+    // other than the widget's); once the user moved the camera, the image shows their view.
+    if (!cameraTouched_ && frame_ && frame_->snapshot && !frame_->snapshot->domain.empty())
+        cam.fit(render::toGlm(frame_->snapshot->domain.min), render::toGlm(frame_->snapshot->domain.max));
+    return renderImage(size, cam, size);
+}
+
+QImage ViewportWidget::grabFramebuffer() {
+    if (!ensureGlReady())
+        return {};
+    render::OrbitCamera cam = camera_;
+    cam.setViewport(width(), height());
+    const qreal dpr = devicePixelRatioF();
+    return renderImage(QSize(int(width() * dpr), int(height() * dpr)), cam, size());
+}
+
+QImage ViewportWidget::renderImage(const QSize& pixels, render::OrbitCamera cam, QSize logical) {
+    surface_->makeCurrent();
     QOpenGLFramebufferObjectFormat format;
     format.setAttachment(QOpenGLFramebufferObject::Depth);
-    QOpenGLFramebufferObject fbo(size, format);
+    QOpenGLFramebufferObject fbo(pixels, format);
     QImage image;
     if (fbo.isValid() && fbo.bind()) {
-        render::OrbitCamera cam = camera_;
-        cam.setViewport(size.width(), size.height());
-        // An untouched view is re-framed for the image's aspect (captures, recordings at a size
-        // other than the widget's); once the user moved the camera, the image shows their view.
-        if (!cameraTouched_ && frame_ && frame_->snapshot && !frame_->snapshot->domain.empty())
-            cam.fit(render::toGlm(frame_->snapshot->domain.min), render::toGlm(frame_->snapshot->domain.max));
         renderer_.setHighlightedBody(draggedBody());
-        renderer_.render(cam, settings_, size.width(), size.height());
+        renderer_.setWaitForOverlays(true); // an image shows the newest octree outlines
+        renderer_.render(cam, settings_, pixels.width(), pixels.height());
+        renderer_.setWaitForOverlays(false);
         // flipped = true: GL rows start at the bottom, images at the top.
         image = fbo.toImage(true).convertToFormat(QImage::Format_RGB32);
         fbo.release();
+        image.setDevicePixelRatio(double(pixels.width()) / double(std::max(logical.width(), 1)));
         QPainter painter(&image); // recordings show what the viewport shows, legend included
-        paintOverlay(painter, cam, size);
+        paintOverlay(painter, cam, logical);
     }
-    doneCurrent();
+    surface_->doneCurrent();
     return image;
 }
 
@@ -234,7 +287,7 @@ void ViewportWidget::mousePressEvent(QMouseEvent* e) {
         stirStep_ = frame_ && frame_->snapshot ? frame_->snapshot->step : 0;
         emitStir();
     }
-    update();
+    requestPaint();
 }
 
 void ViewportWidget::emitStir(float scale) {
@@ -245,21 +298,23 @@ void ViewportWidget::emitStir(float scale) {
 
 void ViewportWidget::setTool(Tool tool) {
     tool_ = tool;
-    setCursor(tool == Tool::Orbit      ? Qt::ArrowCursor
-              : tool == Tool::DragBody ? Qt::OpenHandCursor
-                                       : Qt::CrossCursor);
-    update();
+    const Qt::CursorShape cursor = tool == Tool::Orbit      ? Qt::ArrowCursor
+                                   : tool == Tool::DragBody ? Qt::OpenHandCursor
+                                                            : Qt::CrossCursor;
+    setCursor(cursor);
+    surface_->setCursor(cursor);
+    requestPaint();
 }
 
 void ViewportWidget::setStir(float radius, float strength) {
     stirRadius_ = radius;
     stirStrength_ = strength;
-    update();
+    requestPaint();
 }
 
 void ViewportWidget::leaveEvent(QEvent*) {
     hover_.reset();
-    update();
+    requestPaint();
 }
 
 void ViewportWidget::mouseMoveEvent(QMouseEvent* e) {
@@ -273,17 +328,17 @@ void ViewportWidget::mouseMoveEvent(QMouseEvent* e) {
             dragTarget_ = *target;
             emit dragMoved(render::toEigen(*target));
         }
-        update();
+        requestPaint();
         return;
     }
     if (stirring_) {
         stirPos_ = e->position();
         emitStir();
-        update();
+        requestPaint();
         return;
     }
     if (tool_ == Tool::Stir && activeButton_ == Qt::NoButton) {
-        update(); // the cursor ring follows the mouse
+        requestPaint(); // the cursor ring follows the mouse
         return;
     }
     if (activeButton_ == Qt::LeftButton && !(e->modifiers() & Qt::ShiftModifier))
@@ -293,7 +348,7 @@ void ViewportWidget::mouseMoveEvent(QMouseEvent* e) {
     else
         return;
     cameraTouched_ = true;
-    update();
+    requestPaint();
 }
 
 void ViewportWidget::mouseReleaseEvent(QMouseEvent*) {
@@ -303,13 +358,13 @@ void ViewportWidget::mouseReleaseEvent(QMouseEvent*) {
     }
     stirring_ = false;
     activeButton_ = Qt::NoButton;
-    update();
+    requestPaint();
 }
 
 void ViewportWidget::wheelEvent(QWheelEvent* e) {
     camera_.zoom(float(e->angleDelta().y()) / 120.0f);
     cameraTouched_ = true;
-    update();
+    requestPaint();
 }
 
 namespace {

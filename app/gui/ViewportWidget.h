@@ -3,6 +3,7 @@
 // mouse input into camera moves or tool requests (drag a body, stir the fluid). On top of the
 // 3D image it paints what a user needs to read it: the colour legend, body labels, the current
 // tool and play state, the stir ring and the drag rubber band (also in recordings).
+// The GL drawing happens in a native ViewportSurface window embedded in this widget (see there why).
 #include "SimulationWorker.h"
 #include "render/Camera.h"
 #include "render/Picking.h"
@@ -10,12 +11,14 @@
 #include "render/SceneRenderer.h"
 
 #include <QElapsedTimer>
-#include <QOpenGLWidget>
+#include <QWidget>
 #include <optional>
 
 namespace octo::app {
 
-class ViewportWidget : public QOpenGLWidget {
+class ViewportSurface;
+
+class ViewportWidget : public QWidget {
     Q_OBJECT
 public:
     enum class Tool { Orbit, DragBody, Stir };
@@ -49,6 +52,10 @@ public:
 
     /// Renders the current frame off-screen at the given pixel size (recording, captures).
     QImage renderToImage(const QSize& size);
+    /// The view as the user sees it (this camera, the widget's size, overlay marks included).
+    QImage grabFramebuffer();
+    /// Schedules a repaint of the GL view (QWidget::update() repaints only the widget around it).
+    void requestPaint();
     /// Paints per second over the last second.
     double framesPerSecond() const { return fps_; }
     /// CPU-side wall time of the last paintGL (ms), incl. uploads; with software GL also the raster work.
@@ -71,9 +78,10 @@ signals:
     void glFailed(const QString& message);
 
 protected:
-    void initializeGL() override;
-    void resizeGL(int w, int h) override;
-    void paintGL() override;
+    friend class ViewportSurface;
+    void initializeGL();
+    void resizeGL(int w, int h);
+    void paintGL();
     void mousePressEvent(QMouseEvent* e) override;
     void mouseMoveEvent(QMouseEvent* e) override;
     void mouseReleaseEvent(QMouseEvent* e) override;
@@ -82,11 +90,17 @@ protected:
 
 private:
     void cleanupGL();
+    /// Waits (processing events, ≤ 3 s) for the embedded window's first paint, which creates the
+    /// GL context; false when GL failed or the view is hidden.
+    bool ensureGlReady();
+    /// Renders at `pixels` with `cam` into an image with the overlay marks at `logical` size.
+    QImage renderImage(const QSize& pixels, render::OrbitCamera cam, QSize logical);
     /// Legend, labels, tool/state badge, stir ring, rubber band; `cam` sized to `size` (logical px).
     void paintOverlay(QPainter& painter, const render::OrbitCamera& cam, QSize size) const;
     void paintLegend(QPainter& painter, QSize size) const;
     void emitStir(float scale = 1.0f);
 
+    ViewportSurface* surface_ = nullptr; ///< owned by the window container child
     render::SceneRenderer renderer_;
     render::OrbitCamera camera_;
     render::RenderSettings settings_;
@@ -100,6 +114,7 @@ private:
     glm::vec3 dragBodyPoint_{0.0f}, dragTarget_{0.0f}; ///< grab point (body space), cursor target
     bool cameraTouched_ = false;                       ///< orbit/pan/zoom since the last resetCamera()
     bool glReady_ = false;
+    bool octreeRepaintQueued_ = false; ///< a paint is scheduled for outlines being built
     QString glError_;
     QPoint lastMouse_;
     std::optional<QPointF> hover_; ///< last cursor position over the viewport

@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
                          if (code == 0 && parser.isSet("window-screenshot"))
                              QApplication::processEvents(); // lay out the status bar
                          if (code == 0 && parser.isSet("window-screenshot") &&
-                             !window.grab().save(parser.value("window-screenshot"))) {
+                             !window.grabWindow().save(parser.value("window-screenshot"))) {
                              std::fprintf(stderr, "octofluid: cannot write '%s'\n",
                                           qPrintable(parser.value("window-screenshot")));
                              exitCode = 1;

@@ -12,8 +12,18 @@ class TestViewportOverlays : public QObject {
     app::ViewportWidget* view_ = nullptr;
 
     QImage grab() {
-        view_->update();
+        view_->requestPaint();
         return view_->grabFramebuffer();
+    }
+    /// What the X server shows in the window (the native GL window's swapped buffer), not an
+    /// off-screen render.
+    QImage screenImage() {
+        QSignalSpy painted(view_, &app::ViewportWidget::rendered);
+        view_->requestPaint();
+        if (!painted.wait(3000))
+            return {};
+        QTest::qWait(100); // let the swap reach the X server
+        return view_->screen()->grabWindow(view_->winId()).toImage().convertToFormat(QImage::Format_RGB32);
     }
 
 private slots:
@@ -141,6 +151,7 @@ private slots:
         // Nodes that changed (a rebuild): uploaded once.
         auto rebuilt = std::make_shared<FrameSnapshot>(*snapshot);
         rebuilt->octreeNodes.pop_back();
+        rebuilt->surfaceSerial += 1; // every rebuild has its own serial
         copy = std::make_shared<app::PublishedFrame>(*copy);
         copy->snapshot = rebuilt;
         view_->setFrame(copy);
@@ -177,6 +188,30 @@ private slots:
                  before.bodyMeshes + 1); // new model → new mesh object
     }
 
+    void liveViewPicksUpOctreeOutlinesBuiltInTheBackground() {
+        // The live paint never waits for the outline build: it draws the old outlines, then
+        // paints again by itself until the new ones are up (no grab, no new frame needed).
+        render::RenderSettings s = view_->settings();
+        s.octreeSurface = s.octreeInterior = s.octreeExterior = true;
+        view_->setSettings(s);
+        grab();
+        const int all = view_->renderer().octreeEdgeCount();
+        QVERIFY(all > 0);
+        auto copy = std::make_shared<app::PublishedFrame>(*view_->frame());
+        auto rebuilt = std::make_shared<FrameSnapshot>(*copy->snapshot);
+        rebuilt->octreeNodes.resize(rebuilt->octreeNodes.size() / 2);
+        rebuilt->surfaceSerial += 1;
+        copy->snapshot = rebuilt;
+        view_->setFrame(copy);
+        QTRY_VERIFY_WITH_TIMEOUT(view_->renderer().octreeEdgeCount() != all, 5000);
+        QVERIFY(!view_->renderer().octreePending());
+        const int live = view_->renderer().octreeEdgeCount();
+        grab(); // an off-screen render of the same state builds nothing new
+        QCOMPARE(view_->renderer().octreeEdgeCount(), live);
+        s.octreeSurface = s.octreeInterior = s.octreeExterior = false;
+        view_->setSettings(s);
+    }
+
     void offscreenRenderHasRequestedSize() {
         const QImage image = view_->renderToImage(QSize(320, 200));
         QCOMPARE(image.size(), QSize(320, 200));
@@ -186,10 +221,15 @@ private slots:
     void offscreenRenderIsUprightLikeTheViewport() {
         // Recording and captures use the off-screen path: same camera and size as the widget
         // must give the widget's image, not a vertically mirrored one (GL rows start at the bottom).
-        const QImage onScreen = grab().convertToFormat(QImage::Format_RGB32);
-        const QImage offScreen = view_->renderToImage(onScreen.size());
+        const QImage onScreen = screenImage();
+        QVERIFY(!onScreen.isNull());
+        onScreen.save(QString(OCTO_TEST_OUTPUT_DIR) + "/viewport_on_screen.png");
+        QVERIFY2(test::distinctColors(onScreen) > 10, "the window shows nothing");
+        const QImage offScreen = view_->grabFramebuffer();
+        QCOMPARE(offScreen.size(), onScreen.size());
         const QImage mirrored = offScreen.mirrored(false, true);
-        const int upright = test::differingPixels(onScreen, offScreen, 24);
+        const int upright =
+            test::differingPixels(onScreen, offScreen.convertToFormat(QImage::Format_RGB32), 24);
         const int flipped = test::differingPixels(onScreen, mirrored, 24);
         QVERIFY2(upright < flipped / 4,
                  qPrintable(QString("%1 pixels differ upright, %2 mirrored").arg(upright).arg(flipped)));

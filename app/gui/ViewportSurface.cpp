@@ -1,0 +1,50 @@
+#include "ViewportSurface.h"
+
+#include "ViewportWidget.h"
+
+#include <QMouseEvent>
+
+namespace octo::app {
+
+ViewportSurface::ViewportSurface(ViewportWidget* owner) : owner_(owner) {
+    // Keyboard focus stays in the widget tree: the window's shortcuts and the docks' focus rules
+    // (InputPolicy) see every key; a click focuses the ViewportWidget instead.
+    setFlag(Qt::WindowDoesNotAcceptFocus);
+}
+
+void ViewportSurface::initializeGL() {
+    owner_->initializeGL();
+}
+
+void ViewportSurface::resizeGL(int w, int h) {
+    owner_->resizeGL(w, h);
+}
+
+void ViewportSurface::paintGL() {
+    owner_->paintGL();
+}
+
+void ViewportSurface::mousePressEvent(QMouseEvent* e) {
+    owner_->setFocus(Qt::MouseFocusReason);
+    owner_->mousePressEvent(e);
+}
+
+void ViewportSurface::mouseMoveEvent(QMouseEvent* e) {
+    owner_->mouseMoveEvent(e);
+}
+
+void ViewportSurface::mouseReleaseEvent(QMouseEvent* e) {
+    owner_->mouseReleaseEvent(e);
+}
+
+void ViewportSurface::wheelEvent(QWheelEvent* e) {
+    owner_->wheelEvent(e);
+}
+
+bool ViewportSurface::event(QEvent* e) {
+    if (e->type() == QEvent::Leave)
+        owner_->leaveEvent(e);
+    return QOpenGLWindow::event(e);
+}
+
+} // namespace octo::app
