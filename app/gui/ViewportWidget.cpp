@@ -58,7 +58,7 @@ void ViewportWidget::requestPaint() {
 bool ViewportWidget::ensureGlReady() {
     QElapsedTimer waited;
     waited.start();
-    while (!glReady_ && glError_.isEmpty() && isVisible() && waited.elapsed() < 3000) {
+    while (!glReady_ && glError_.isEmpty() && isVisible() && waited.elapsed() < 10000) {
         surface_->update();
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
     }

@@ -90,7 +90,7 @@ protected:
 
 private:
     void cleanupGL();
-    /// Waits (processing events, ≤ 3 s) for the embedded window's first paint, which creates the
+    /// Waits (processing events, ≤ 10 s) for the embedded window's first paint, which creates the
     /// GL context; false when GL failed or the view is hidden.
     bool ensureGlReady();
     /// Renders at `pixels` with `cam` into an image with the overlay marks at `logical` size.

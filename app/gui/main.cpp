@@ -128,6 +128,7 @@ int main(int argc, char** argv) {
         window.setRenderSettings(s);
     }
     window.show();
+    window.activateWindow(); // keys reach the window's shortcuts before the first click
     if (parser.isSet("benchmark")) {
         const double seconds = parser.value("benchmark").toDouble();
         window.setContinuousRepaint(true);

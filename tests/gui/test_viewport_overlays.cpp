@@ -212,6 +212,31 @@ private slots:
         view_->setSettings(s);
     }
 
+    void stirRingIsARingOnScreen() {
+        // QPainter fills curves through the stencil buffer: without one in the window's format
+        // the stir ring showed as a filled white square around the cursor.
+        const QImage before = screenImage();
+        view_->setTool(app::ViewportWidget::Tool::Stir);
+        const QPoint at(view_->width() / 2, view_->height() / 2);
+        QMouseEvent hover(QEvent::MouseMove, QPointF(at), view_->mapToGlobal(QPointF(at)), Qt::NoButton,
+                          Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(view_, &hover);
+        const QImage ring = screenImage();
+        view_->setTool(app::ViewportWidget::Tool::Orbit);
+        ring.save(QString(OCTO_TEST_OUTPUT_DIR) + "/viewport_stir_ring.png");
+        const render::OrbitCamera& cam = view_->camera();
+        const float radius = view_->stirRadius() / (cam.distance * std::tan(0.5f * cam.fovYRad)) * 0.5f *
+                             float(view_->height());
+        QVERIFY(radius > 8.0f);
+        const int changed = test::differingPixels(before, ring, 24);
+        const double disc = 3.14159 * radius * radius;
+        QVERIFY2(changed > 20 && changed < 0.5 * disc,
+                 qPrintable(QString("%1 pixels changed, the disc is %2").arg(changed).arg(disc)));
+        // Halfway between the centre dot and the ring the view is untouched.
+        const QPoint inside = at + QPoint(int(0.5f * radius), 0);
+        QCOMPARE(ring.pixel(inside), before.pixel(inside));
+    }
+
     void offscreenRenderHasRequestedSize() {
         const QImage image = view_->renderToImage(QSize(320, 200));
         QCOMPARE(image.size(), QSize(320, 200));
