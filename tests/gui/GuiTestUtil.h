@@ -9,14 +9,6 @@
 
 namespace octo::test {
 
-// Issue 5: a GUI timer is served within 100 ms while the solver runs. Sanitizer builds run
-// everything several times slower, so they get a wider bound.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-inline constexpr qint64 kMaxTimerGapMs = 300;
-#else
-inline constexpr qint64 kMaxTimerGapMs = 100;
-#endif
-
 inline void useCoreProfile() {
     QSurfaceFormat format;
     format.setVersion(3, 3);

@@ -5,13 +5,12 @@
 #include "GuiTestUtil.h"
 #include "gui/MainWindow.h"
 #include "gui/StatsPanel.h"
+#include "gui/ViewportWidget.h"
 
 #include <QtTest>
 #include <algorithm>
 
 using namespace octo;
-
-using test::kMaxTimerGapMs;
 
 class TestCoreWorker : public QObject {
     Q_OBJECT
@@ -29,8 +28,9 @@ private slots:
             window.worker()->latestFrame() && window.worker()->latestFrame()->snapshot->step >= 1, 60000);
         QVERIFY2(window.lastProblem().isEmpty(), qPrintable(window.lastProblem()));
         QTRY_VERIFY(window.statsPanel()->valueText("#FP").toInt() > 1000);
-        // While the solver steps (each step takes far longer than 10 ms at this size), a 10 ms
-        // timer on the GUI thread keeps firing: the GUI never waits for a step.
+        // While the solver steps the GUI keeps painting the published frames (that a GUI timer is
+        // never held up by a step is test_worker_commands' slow-step case; here the gap is only
+        // reported: at ~30 ms per step an absolute bound would measure the machine's load).
         QElapsedTimer clock;
         clock.start();
         qint64 last = 0, worstGap = 0;
@@ -40,6 +40,7 @@ private slots:
             last = clock.elapsed();
         });
         const auto stepsBefore = window.worker()->latestFrame()->snapshot->step;
+        QSignalSpy painted(window.viewport(), &app::ViewportWidget::rendered);
         timer.start(10);
         QTest::qWait(2000);
         timer.stop();
@@ -49,10 +50,7 @@ private slots:
               frame->lastStepMs, worstGap);
         window.viewport()->grabFramebuffer().save(QString(OCTO_TEST_OUTPUT_DIR) + "/dam_break_running.png");
         window.grabWindow().save(QString(OCTO_TEST_OUTPUT_DIR) + "/dam_break_window.png");
-        QVERIFY2(worstGap < kMaxTimerGapMs,
-                 qPrintable(QString("a 10 ms timer waited %1 ms (last paint %2 ms)")
-                                .arg(worstGap)
-                                .arg(window.viewport()->lastPaintMs())));
+        QVERIFY2(painted.count() >= 5, qPrintable(QString("%1 paints in 2 s").arg(painted.count())));
         QVERIFY2(window.lastProblem().isEmpty(), qPrintable(window.lastProblem()));
         QVERIFY(frame->snapshot->step > stepsBefore);
         QVERIFY(frame->snapshot->time > 0.0);

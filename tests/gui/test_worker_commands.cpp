@@ -11,8 +11,6 @@
 
 using namespace octo;
 
-using test::kMaxTimerGapMs;
-
 namespace {
 app::MainWindowOptions syntheticOptions(int stepDelayMs = 0, bool autoPlay = true) {
     app::MainWindowOptions o;
@@ -126,8 +124,11 @@ private slots:
     }
 
     void eventLoopStaysResponsiveDuringSlowSteps() {
-        // 150 ms per step: far longer than a frame. Timer ticks must keep coming.
-        app::MainWindow window(syntheticOptions(150));
+        // 800 ms per step: a GUI that waited for a step would miss its 10 ms timer for >= 800 ms.
+        // The bound is half a step, not an absolute latency, so a loaded machine cannot fail it
+        // while a GUI that blocks on the solver always does.
+        constexpr int kStepMs = 800;
+        app::MainWindow window(syntheticOptions(kStepMs));
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QTRY_VERIFY(window.worker()->latestFrame() && window.worker()->isPlaying());
@@ -139,11 +140,13 @@ private slots:
             worstGap = std::max(worstGap, clock.elapsed() - last);
             last = clock.elapsed();
         });
+        const auto stepsBefore = window.worker()->latestFrame()->snapshot->step;
         timer.start(10);
-        QTest::qWait(1200);
+        QTest::qWait(3 * kStepMs);
         timer.stop();
-        QVERIFY2(worstGap < kMaxTimerGapMs, qPrintable(QString("a 10 ms timer waited %1 ms").arg(worstGap)));
-        QVERIFY(window.worker()->latestFrame()->snapshot->step >= 3);
+        qInfo("worst timer gap %lld ms with %d ms steps", worstGap, kStepMs);
+        QVERIFY2(worstGap < kStepMs / 2, qPrintable(QString("a 10 ms timer waited %1 ms").arg(worstGap)));
+        QTRY_VERIFY(window.worker()->latestFrame()->snapshot->step >= stepsBefore + 2);
     }
 };
 
