@@ -74,8 +74,12 @@ public:
         sim_->rigidBodies().dragSettings().responseTime = float(seconds);
     }
     bool supportsStir() const override { return true; }
-    void stir(const Vec3f& rayOrigin, const Vec3f& rayDir, float radius, float strength) override {
-        sim_->stir(rayOrigin, rayDir, radius, strength);
+    void stir(const Vec3f& rayOrigin, const Vec3f& rayDir, float radius, float strength,
+              const Vec3f& cursorVelocity) override {
+        if (cursorVelocity.squaredNorm() > 0.0f)
+            sim_->stir(rayOrigin, rayDir, radius, cursorVelocity);
+        else
+            sim_->stir(rayOrigin, rayDir, radius, strength);
     }
 
     bool supportsBodies() const override { return true; }

@@ -197,13 +197,14 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     connect(viewport_, &ViewportWidget::dragEnded, this,
             [this] { worker_->post(WorkerCommand::of(WorkerCommand::Type::EndDrag)); });
     connect(viewport_, &ViewportWidget::stirRequested, this,
-            [this](const Vec3f& o, const Vec3f& d, float radius, float strength) {
+            [this](const Vec3f& o, const Vec3f& d, float radius, float strength, const Vec3f& velocity) {
                 WorkerCommand c;
                 c.type = WorkerCommand::Type::Stir;
                 c.a = o;
                 c.b = d;
                 c.value = radius;
                 c.value2 = strength;
+                c.c = velocity;
                 worker_->post(c);
             });
 

@@ -37,7 +37,10 @@ public:
     /// Drag spring stiffness as its response time (s): shorter follows the cursor faster.
     virtual void setDragResponseTime(double seconds) {}
     virtual bool supportsStir() const { return false; }
-    virtual void stir(const Vec3f& rayOrigin, const Vec3f& rayDir, float radius, float strength) {}
+    /// Stirs the fluid around the ray: a push of `strength` while the cursor holds still, the
+    /// fluid dragged along at `cursorVelocity` (m/s, world) while it moves.
+    virtual void stir(const Vec3f& rayOrigin, const Vec3f& rayDir, float radius, float strength,
+                      const Vec3f& cursorVelocity) {}
     /// Re-runs the surface reconstruction on the current state (after a λmin / L edit while paused).
     virtual void reconstructNow() {}
 

@@ -264,7 +264,7 @@ void SimulationWorker::apply(const WorkerCommand& c) {
             dragWarned_ = true;
             break;
         }
-        model_->stir(c.a, c.b, float(c.value), c.value2 > 0.0 ? float(c.value2) : 1.0f); // value2: strength
+        model_->stir(c.a, c.b, float(c.value), c.value2 > 0.0 ? float(c.value2) : 1.0f, c.c);
         break;
     case T::Reconstruct:
         model_->reconstructNow();

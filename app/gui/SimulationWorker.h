@@ -24,7 +24,7 @@ struct WorkerCommand {
         BeginDrag,    ///< id = body, a = body-space grab point, value = spring response time (s, 0: keep)
         DragTarget,   ///< a = world target
         EndDrag,
-        Stir, ///< a = ray origin, b = ray direction, value = radius, value2 = strength
+        Stir, ///< a = ray origin, b = ray direction, value = radius, value2 = strength, c = cursor velocity
         Reconstruct,
         ExportParticles, ///< text = path
         ExportMesh,      ///< text = path
@@ -36,7 +36,7 @@ struct WorkerCommand {
     double value = 0.0;
     double value2 = 0.0;
     int id = -1;
-    Vec3f a = Vec3f::Zero(), b = Vec3f::Zero();
+    Vec3f a = Vec3f::Zero(), b = Vec3f::Zero(), c = Vec3f::Zero();
     std::vector<std::string> overrides;
 
     static WorkerCommand of(Type type) {

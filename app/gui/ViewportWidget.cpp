@@ -133,8 +133,8 @@ void ViewportWidget::setFrame(PublishedFramePtr frame) {
         resetCamera(); // a new scene: small ones must not be a dot, big ones not a close-up
         framedDomain_ = d;
     }
-    if (stirring_) {
-        // Holding the button keeps pushing: the core applies a stir during one step, so a frame
+    if (stirring_ && stirMoveClock_.isValid() && stirMoveClock_.elapsed() > 100) {
+        // Holding the button still keeps pushing: the core applies a stir during one step, so a frame
         // that covers several steps pushes as many times as hard (capped: a burst stays stable).
         const uint64_t step = frame_->snapshot->step;
         const float steps = step > stirStep_ ? float(std::min<uint64_t>(step - stirStep_, 8)) : 0.0f;
@@ -285,15 +285,33 @@ void ViewportWidget::mousePressEvent(QMouseEvent* e) {
         stirring_ = true;
         stirPos_ = e->position();
         stirStep_ = frame_ && frame_->snapshot ? frame_->snapshot->step : 0;
+        stirMoveClock_.start();
         emitStir();
     }
     requestPaint();
 }
 
-void ViewportWidget::emitStir(float scale) {
+void ViewportWidget::emitStir(float scale, const Vec3f& cursorVelocity) {
     const render::Ray ray = camera_.rayThroughPixel(float(stirPos_.x()), float(stirPos_.y()));
     emit stirRequested(render::toEigen(ray.origin), render::toEigen(ray.dir), stirRadius_,
-                       stirStrength_ * scale);
+                       stirStrength_ * scale, cursorVelocity);
+}
+
+Vec3f ViewportWidget::cursorVelocity(QPointF from, QPointF to, double seconds) const {
+    // Both rays meet the plane through the camera target facing the camera: the fluid the user
+    // looks at moves with the cursor there (the same depth sizes the stir ring).
+    const glm::vec3 normal = camera_.forward(), target = camera_.target;
+    auto onPlane = [&](QPointF p) {
+        const render::Ray ray = camera_.rayThroughPixel(float(p.x()), float(p.y()));
+        const float denom = glm::dot(ray.dir, normal);
+        const float t = std::abs(denom) > 1e-6f ? glm::dot(target - ray.origin, normal) / denom : 0.0f;
+        return ray.origin + t * ray.dir;
+    };
+    constexpr float kMaxSpeed = 3.0f; // m/s: a fast flick splashes without blowing up the step
+    glm::vec3 v = (onPlane(to) - onPlane(from)) / float(std::max(seconds, 0.005));
+    if (glm::length(v) > kMaxSpeed)
+        v *= kMaxSpeed / glm::length(v);
+    return render::toEigen(v);
 }
 
 void ViewportWidget::setTool(Tool tool) {
@@ -332,8 +350,10 @@ void ViewportWidget::mouseMoveEvent(QMouseEvent* e) {
         return;
     }
     if (stirring_) {
+        const QPointF from = stirPos_;
+        const double seconds = stirMoveClock_.isValid() ? double(stirMoveClock_.restart()) * 1e-3 : 0.0;
         stirPos_ = e->position();
-        emitStir();
+        emitStir(1.0f, cursorVelocity(from, stirPos_, seconds));
         requestPaint();
         return;
     }

@@ -72,8 +72,11 @@ signals:
     void dragStarted(int bodyId, const octo::Vec3f& bodyPoint);
     void dragMoved(const octo::Vec3f& worldTarget);
     void dragEnded();
-    /// Stir along the ray (sent on press, on every move and on every new frame while held).
-    void stirRequested(const octo::Vec3f& rayOrigin, const octo::Vec3f& rayDir, float radius, float strength);
+    /// Stir along the ray: a push (zero cursorVelocity) on press and on every new frame while the
+    /// held cursor stands still; while it moves, the fluid is dragged along at the cursor's
+    /// world velocity at the camera target's depth.
+    void stirRequested(const octo::Vec3f& rayOrigin, const octo::Vec3f& rayDir, float radius, float strength,
+                       const octo::Vec3f& cursorVelocity);
     void rendered();
     void glFailed(const QString& message);
 
@@ -98,7 +101,10 @@ private:
     /// Legend, labels, tool/state badge, stir ring, rubber band; `cam` sized to `size` (logical px).
     void paintOverlay(QPainter& painter, const render::OrbitCamera& cam, QSize size) const;
     void paintLegend(QPainter& painter, QSize size) const;
-    void emitStir(float scale = 1.0f);
+    void emitStir(float scale = 1.0f, const Vec3f& cursorVelocity = Vec3f::Zero());
+    /// World velocity of the cursor moving from `from` to `to` (pixels) over `seconds`, at the
+    /// camera target's depth, capped so a flick stays stable.
+    Vec3f cursorVelocity(QPointF from, QPointF to, double seconds) const;
 
     ViewportSurface* surface_ = nullptr; ///< owned by the window container child
     render::SceneRenderer renderer_;
@@ -110,7 +116,8 @@ private:
     Aabb framedDomain_; ///< container the camera was last framed on
     float stirRadius_ = 0.1f, stirStrength_ = 15.0f;
     QPointF stirPos_;
-    uint64_t stirStep_ = 0;                            ///< step of the last stir push
+    QElapsedTimer stirMoveClock_; ///< since the last stir move (a held, still cursor pushes)
+    uint64_t stirStep_ = 0;       ///< step of the last stir push
     glm::vec3 dragBodyPoint_{0.0f}, dragTarget_{0.0f}; ///< grab point (body space), cursor target
     bool cameraTouched_ = false;                       ///< orbit/pan/zoom since the last resetCamera()
     bool glReady_ = false;

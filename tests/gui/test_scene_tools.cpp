@@ -120,6 +120,65 @@ private slots:
         QVERIFY2(w.lastProblem().isEmpty(), qPrintable(w.lastProblem()));
     }
 
+    void stirDragCarriesWaterAlongTheCursor() {
+        // Moving the held cursor drags the water under it along (a push only while it holds still).
+        app::MainWindowOptions o;
+        o.scene = "tank";
+        o.overrides = {"particleRadius=0.02"};
+        o.persistSettings = false;
+        app::MainWindow w(o);
+        w.resize(1000, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(presented(w, [](const auto& f) { return f.scene == "tank" && f.snapshot->time >= 1.0; }));
+        app::ViewportWidget* view = w.viewport();
+        view->setTool(app::ViewportWidget::Tool::Stir);
+        const auto f0 = view->frame()->snapshot;
+        Vec3f mean = Vec3f::Zero();
+        for (const Vec3f& p : f0->positions)
+            mean += p;
+        mean /= float(f0->positions.size());
+        const glm::vec2 start = view->camera().project(render::toGlm(mean));
+        const glm::vec3 forward = view->camera().forward();
+        const glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0.0f, 1.0f, 0.0f)));
+        QSignalSpy stirs(view, &app::ViewportWidget::stirRequested);
+        QPoint at(int(start.x) - 40, int(start.y));
+        QTest::mousePress(view, Qt::LeftButton, {}, at);
+        for (int k = 0; k < 10; ++k) {
+            QTest::qWait(30);
+            at += QPoint(8, 0);
+            QMouseEvent move(QEvent::MouseMove, QPointF(at), view->mapToGlobal(QPointF(at)), Qt::NoButton,
+                             Qt::LeftButton, Qt::NoModifier);
+            QApplication::sendEvent(view, &move);
+        }
+        // The moves asked to carry the fluid toward screen-right.
+        QVERIFY(stirs.count() >= 11);
+        const Vec3f asked = stirs.last().at(4).value<Vec3f>();
+        QVERIFY2(
+            glm::dot(render::toGlm(asked), right) > 0.05f,
+            qPrintable(QString("cursor velocity (%1 %2 %3)").arg(asked.x()).arg(asked.y()).arg(asked.z())));
+        const uint64_t stepAfterMoves = view->frame()->snapshot->step;
+        QVERIFY(presented(w, [&](const auto& f) { return f.snapshot->step > stepAfterMoves; }));
+        QTest::mouseRelease(view, Qt::LeftButton, {}, at);
+        // The water around the cursor's ray moves right.
+        const auto f1 = view->frame()->snapshot;
+        const render::Ray ray = view->camera().rayThroughPixel(float(at.x()), float(at.y()));
+        double along = 0.0;
+        int near = 0;
+        for (size_t i = 0; i < f1->positions.size(); ++i) {
+            const glm::vec3 rel = render::toGlm(f1->positions[i]) - ray.origin;
+            const glm::vec3 radial = rel - glm::dot(rel, ray.dir) * ray.dir;
+            if (glm::length(radial) < 0.5f * view->stirRadius()) {
+                along += glm::dot(render::toGlm(f1->velocities[i]), right);
+                ++near;
+            }
+        }
+        QVERIFY(near > 10);
+        along /= near;
+        qInfo("stir drag: %d particles near the ray move %.3f m/s toward screen-right", near, along);
+        QVERIFY2(along > 0.05, qPrintable(QString("%1 m/s along the drag").arg(along)));
+    }
+
     void grabbedBodyIsHighlightedAndPausedDragSaysSo() {
         app::MainWindowOptions o;
         o.scene = "dam-break-bodies";
