@@ -342,8 +342,8 @@ void MainWindow::buildActions() {
         {"Orbit", ViewportWidget::Tool::Orbit, "Left: orbit, right/shift: pan, wheel: zoom (1)", Qt::Key_1},
         {"Drag body", ViewportWidget::Tool::DragBody, "Left-drag a rigid body toward the cursor (2)",
          Qt::Key_2},
-        {"Stir", ViewportWidget::Tool::Stir, "Hold the left button to push fluid around the cursor (3)",
-         Qt::Key_3}};
+        {"Stir", ViewportWidget::Tool::Stir,
+         "Hold the left button to push fluid around the cursor, move to drag it along (3)", Qt::Key_3}};
     for (const auto& [name, tool, tip, key] : toolDefs) {
         QAction* a = bar->addAction(name);
         a->setObjectName(QString("tool_%1").arg(int(tool)));
@@ -381,7 +381,7 @@ void MainWindow::buildHelpMenu() {
             "<tr><td><b>Esc</b></td><td>leave a number field (discarding what was typed)</td></tr>"
             "<tr><td colspan=2><hr></td></tr>"
             "<tr><td><b>Left drag</b></td><td>orbit; with the drag tool: pull a body (rubber band), "
-            "with the stir tool: push the fluid inside the ring</td></tr>"
+            "with the stir tool: push the fluid inside the ring (still) or drag it along (moving)</td></tr>"
             "<tr><td><b>Right drag</b> / <b>Shift+left</b></td><td>pan</td></tr>"
             "<tr><td><b>Wheel</b></td><td>zoom (in the docks: scrolls; edits only a focused field)</td></tr>"
             "</table>");
