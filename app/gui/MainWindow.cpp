@@ -5,6 +5,7 @@
 #include "OverlayPanel.h"
 #include "ParameterPanel.h"
 #include "RecordingDock.h"
+#include "ScriptedCapture.h"
 #include "StatsPanel.h"
 #include "scene/SceneLibrary.h"
 
@@ -129,6 +130,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     worker_ = new SimulationWorker(options_.factory, this);
     recorder_ = new FrameRecorder(this);
     viewport_ = new ViewportWidget(this);
+    capture_ = new ScriptedCapture(worker_, viewport_, this);
+    connect(capture_, &ScriptedCapture::finished, this, &MainWindow::captureFinished);
     viewport_->setObjectName("viewport");
     setCentralWidget(viewport_);
 
@@ -152,15 +155,13 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         } else {
             showProblem(m);
         }
-        if (capturing_)
-            failCapture(m);
+        capture_->fail(m);
     });
     connect(worker_, &SimulationWorker::blowUp, this, [this](const QString& m, qulonglong lastGood) {
         showProblem(
             QString("Simulation stopped: %1 (last good step %2). Press R to reset.").arg(m).arg(lastGood),
             true);
-        if (capturing_)
-            failCapture("simulation blew up: " + m);
+        capture_->fail("simulation blew up: " + m);
     });
     connect(worker_, &SimulationWorker::sceneLoaded, this, [this](const QString& s) {
         clearProblem();
@@ -172,13 +173,11 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     });
     connect(worker_, &SimulationWorker::bodyRemoved, this,
             [this](int id) { statusBar()->showMessage(QString("Removed body #%1").arg(id), 4000); });
-    connect(worker_, &SimulationWorker::targetReached, this, [this] { captureTargetReached_ = true; });
     connect(worker_, &SimulationWorker::exportFinished, this,
             [this](const QString& path) { statusBar()->showMessage("Wrote " + path, 4000); });
     connect(viewport_, &ViewportWidget::glFailed, this, [this](const QString& m) {
         showProblem("OpenGL: " + m);
-        if (capturing_)
-            failCapture("OpenGL: " + m);
+        capture_->fail("OpenGL: " + m);
     });
     connect(viewport_, &ViewportWidget::dragStarted, this, [this](int id, const Vec3f& p) {
         WorkerCommand c;
@@ -746,20 +745,8 @@ void MainWindow::poll() {
     fpsLabel_->setText(QString("%1 fps (paint %2 ms)")
                            .arg(viewport_->framesPerSecond(), 0, 'f', 1)
                            .arg(viewport_->lastPaintMs(), 0, 'f', 1));
-    if (capturing_ && captureTargetReached_ && frame && frame->snapshot &&
-        frame->snapshot->time >= captureTime_ - 1e-9 && frame->serial == shownSerial_) {
-        capturing_ = false;
-        QImage image =
-            captureSize_.isValid() ? viewport_->renderToImage(captureSize_) : viewport_->grabFramebuffer();
-        if (image.isNull())
-            return failCapture("the viewport could not be rendered");
-        if (!image.save(captureFile_))
-            return failCapture("cannot write screenshot '" + captureFile_ + "'");
-        emit captureFinished(0, QString("saved %1 (t = %2 s, %3 steps)")
-                                    .arg(captureFile_)
-                                    .arg(frame->snapshot->time)
-                                    .arg(qulonglong(frame->snapshot->step)));
-    }
+    if (capture_->active() && frame && frame->serial == shownSerial_)
+        capture_->poll(frame);
 }
 
 void MainWindow::present(const PublishedFramePtr& frame) {
@@ -851,34 +838,7 @@ QString MainWindow::recordingStatus() const {
 
 void MainWindow::startCapture(const QString& file, int frames, double frameSeconds, QSize size,
                               double timeoutSeconds) {
-    capturing_ = true;
-    if (timeoutSeconds > 0.0) {
-        QTimer::singleShot(int(timeoutSeconds * 1000.0), this, [this, timeoutSeconds] {
-            const auto frame = worker_->latestFrame();
-            failCapture(QString("capture timed out after %1 s at t = %2 s (step %3) of %4 s")
-                            .arg(timeoutSeconds)
-                            .arg(frame && frame->snapshot ? frame->snapshot->time : 0.0)
-                            .arg(frame && frame->snapshot ? qulonglong(frame->snapshot->step) : 0)
-                            .arg(captureTime_));
-        });
-    }
-    captureFile_ = file;
-    captureSize_ = size;
-    captureTime_ = std::max(0, frames) * frameSeconds;
-    captureTargetReached_ = false;
-    if (frames <= 0) {
-        captureTargetReached_ = true;
-        worker_->pause();
-    } else {
-        worker_->runUntilTime(captureTime_);
-    }
-}
-
-void MainWindow::failCapture(const QString& message) {
-    if (!capturing_)
-        return;
-    capturing_ = false;
-    emit captureFinished(1, message);
+    capture_->start(file, frames, frameSeconds, size, timeoutSeconds);
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {

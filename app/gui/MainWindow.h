@@ -1,7 +1,7 @@
 #pragma once
 // The application window: viewport in the centre, docks generated from the parameter table,
 // overlays, statistics, scene choice with resolution presets, bodies (BodiesDock), recording
-// (RecordingDock); menus, toolbar, status bar and the scripted capture.
+// (RecordingDock); menus, toolbar, status bar; the scripted capture runs in ScriptedCapture.
 // Talks to the SimulationWorker only through commands and polls its published frames.
 #include "FrameRecorder.h"
 #include "SimulationWorker.h"
@@ -125,7 +125,6 @@ private:
     void postLoad(const std::string& scene, const std::vector<std::string>& overrides);
     void applySavedParameters(double radius);
     void exportCurrent(bool mesh);
-    void failCapture(const QString& message);
     void syncViewActions();
     void syncParameterWidgets(const PublishedFrame& frame);
 
@@ -161,12 +160,7 @@ private:
     QDoubleSpinBox* sceneRadius_ = nullptr;
     QLabel* sceneInfo_ = nullptr;
 
-    // Scripted capture state.
-    bool capturing_ = false;
-    QString captureFile_;
-    double captureTime_ = 0.0;
-    QSize captureSize_;
-    bool captureTargetReached_ = false;
+    class ScriptedCapture* capture_ = nullptr;
 };
 
 } // namespace octo::app
