@@ -641,6 +641,12 @@ int Simulation::addBody(const BodyDescription& body) {
         s.build();
     const int id = s.bodies.add(body);
     s.bodies.sync();
+    // Fluid inside the new body (or closer than d0 to its samples) would be crushed out of
+    // it by the boundary pressure in the first steps: remove it, as the scene set-up does.
+    const size_t before = s.solver->particleCount();
+    s.solver->removeParticles(s.bodies.fluidInside(s.solver->state().positions, id));
+    if (s.solver->particleCount() != before)
+        s.invalidateSurface();
     s.energyRef = std::numeric_limits<double>::infinity(); // the body brings its own energy // boundary
                                                            // object and pose now (snapshot, counts)
     return id;

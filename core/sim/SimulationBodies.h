@@ -14,6 +14,7 @@
 #include "sim/RigidCoupling.h"
 
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -53,9 +54,12 @@ public:
     bool remove(int id);
     size_t size() const { return system_.size(); }
 
-    /// Removes fluid particles that lie inside a body or closer than 0.75 d0 to its boundary
+    /// Removes fluid particles that lie inside a body or closer than d0 to its boundary
     /// samples (the scene's fluid boxes may overlap the bodies).
     size_t cullFluid(std::vector<Vec3f>& positions, std::vector<Vec3f>& velocities) const;
+    /// 1 for each fluid particle that cullFluid would remove, judged against body `onlyBody`
+    /// (a body added while the fluid exists) or, with -1, against every body.
+    std::vector<uint8_t> fluidInside(std::span<const Vec3f> positions, int onlyBody = -1) const;
 
     /// Largest dt (<= dtMax) with which no body point travels more than cfl * d0, looking ahead
     /// along kinematic paths (a path that starts moving within the step counts).

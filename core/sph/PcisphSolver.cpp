@@ -132,6 +132,44 @@ void PcisphSolver::setParticles(std::vector<Vec3f> positions, std::vector<Vec3f>
     last_ = StepResult{};
 }
 
+void PcisphSolver::removeParticles(std::span<const uint8_t> drop) {
+    if (drop.size() != state_.size())
+        throw std::invalid_argument("PcisphSolver::removeParticles: mask size mismatch");
+    size_t k = 0;
+    for (size_t i = 0; i < drop.size(); ++i)
+        if (!drop[i]) {
+            state_.positions[k] = state_.positions[i];
+            state_.velocities[k] = state_.velocities[i];
+            state_.densities[k] = state_.densities[i];
+            state_.pressures[k] = state_.pressures[i];
+            state_.ids[k] = state_.ids[i];
+            ++k;
+        }
+    if (k == drop.size())
+        return;
+    state_.resize(k);
+    // The per-particle work arrays only need the new size; the lagged tension/vorticity fields
+    // restart (as after setParticles) and the neighbour lists are rebuilt by the next step.
+    for (auto& p : predicted_)
+        p.resize(k);
+    predictedVelocity_.resize(k);
+    accelNonPressure_.resize(k);
+    accelPressure_.assign(k, Vec3f::Zero());
+    predictedDensity_.resize(k);
+    normalsPrev_.assign(k, Vec3f::Zero());
+    normalsNext_.assign(k, Vec3f::Zero());
+    omegaNormPrev_.assign(k, 0.0f);
+    omegaNormNext_.assign(k, 0.0f);
+    volume_.assign(k, 0.0f);
+    normalsValid_ = omegaValid_ = false;
+    fluidBegin_.resize(k);
+    fluidCount_.resize(k);
+    boundaryBegin_.resize(k);
+    boundaryCount_.resize(k);
+    blocks_.resize((k + kBlock - 1) / kBlock);
+    listsCurrent_ = false;
+}
+
 float PcisphSolver::nextTimeStep() const {
     float dt = config_.timeStepMax;
     // CFL: a particle moves at most cfl * d0 per step (ALGORITHMS.md section 2).

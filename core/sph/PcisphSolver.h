@@ -81,6 +81,9 @@ public:
     const Config& config() const { return config_; }
 
     void setParticles(std::vector<Vec3f> positions, std::vector<Vec3f> velocities = {});
+    /// Removes the particles with drop[i] != 0 (drop in the current particle order, e.g. fluid
+    /// inside a body added mid-run); time, dt control and the other particles are kept.
+    void removeParticles(std::span<const uint8_t> drop);
     /// One step; dt is the CFL step, lowered to maxDt if that is smaller (never below timeStepMin).
     const StepResult& step(float maxDt = std::numeric_limits<float>::infinity());
     const StepResult& lastStep() const { return last_; }

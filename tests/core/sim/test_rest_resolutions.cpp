@@ -4,7 +4,8 @@
 // blow-up flag, the mechanical energy after 0.5 s below the initial one, the mean level within
 // 15 mm of where it started and the max speed bounded. The issue's goal (max speed < 0.05 m/s after
 // 0.5 s) is not met yet: the lattice start (p = 0, eta = 1 %) settles by ~1 % of the depth and
-// sloshes for longer than 0.5 s (see docs/BENCHMARKS.md, "Rest at every resolution").
+// sloshes for longer than 0.5 s (see docs/BENCHMARKS.md, "Rest at every resolution", and
+// "Physics: rest at every resolution measured" for the causes measured and the fixes tried).
 #include "scene/Scene.h"
 #include "scene/SceneBodies.h"
 #include "sim/Simulation.h"
@@ -120,6 +121,33 @@ private slots:
         QVERIFY2(res.peakSpeed < 1.5, qPrintable(QString("peak speed %1 m/s").arg(res.peakSpeed)));
         QVERIFY(y > 0.13f && y < 0.25f); // floating, not sunk nor thrown out
         QVERIFY(vBody < 0.5);
+    }
+
+    void halfSubmergedBoxStartsCalm() {
+        // A 0.5 rho0 box placed with its centre on the pool's surface. With the fluid culled only
+        // to 0.75 d0 from the body samples the first step started at a few % density error, its
+        // restarts drove dt to timeStepMin and the 1/dt^2 pressure threw fluid and box out:
+        // frame 1 had 711 steps, max speed 2535 m/s, blowUp (the box at 4.9 m/s). Culled to d0:
+        // 0.47 m/s, 24 steps.
+        const float r = 0.008f;
+        SceneDescription scene = column(r, 25, 0.2f);
+        scene.bodiesJson =
+            R"([{"shape": "box", "size": 0.12, "relativeDensity": 0.5, "position": [0.2, 0.2, 0.2]}])";
+        Simulation sim(scene, {"surfaceEnabled=false"});
+        double peak = 0.0;
+        bool blowUp = false;
+        while (sim.time() < 0.1 - 1e-9) {
+            sim.advanceFrame(1.0 / 60.0);
+            peak = std::max(peak, sim.lastFrame().maxSpeed);
+            blowUp = blowUp || sim.lastFrame().blowUp;
+        }
+        const BodyStats b = sim.bodyStats()[0];
+        qInfo("half-submerged box: peak fluid speed %.3f m/s in 0.1 s, box y %.4f m, vy %.3f m/s", peak,
+              b.position.y(), b.velocity.y());
+        QVERIFY(!blowUp);
+        QVERIFY2(peak < 1.5, qPrintable(QString("peak speed %1 m/s").arg(peak)));
+        QVERIFY(std::abs(b.velocity.y()) < 0.5f);
+        QVERIFY(b.position.y() > 0.15f && b.position.y() < 0.22f);
     }
 };
 

@@ -189,6 +189,35 @@ private slots:
         QVERIFY(stats.front().submergedFraction > 0.0 && stats.front().submergedFraction <= 1.0);
     }
 
+    void addedBodyDisplacesTheFluid() {
+        // A box added into resting water takes the place of the fluid: the particles inside it
+        // (or closer than d0 to its samples) are removed, as at scene set-up, instead of
+        // being crushed out by the boundary pressure in the first steps.
+        Simulation sim(SceneLibrary::load("tank"), {"particleRadius=0.02", "surfaceEnabled=false"});
+        sim.advanceFrame(0.05);
+        const size_t fluid0 = sim.fluidParticleCount();
+        const float edge = 0.2f;
+        const Vec3f centre(0.3f, 0.25f, 0.3f); // the tank's water is 0.35 m deep: fully submerged
+        const int id = sim.addBody(box(edge, 1.0f, centre, "added"));
+        const size_t removed = fluid0 - sim.fluidParticleCount();
+        const double expected = double(edge * edge * edge) / std::pow(0.04, 3.0); // volume / d0^3
+        qInfo("added a %.2f m box: %zu of %zu fluid particles removed (box volume / d0^3 = %.0f)", edge,
+              removed, fluid0, expected);
+        QVERIFY2(removed > 0.8 * expected && removed < 2.5 * expected, qPrintable(QString::number(removed)));
+        for (const Vec3f& x : sim.solver().state().positions)
+            QVERIFY((x - centre).cwiseAbs().maxCoeff() > 0.5f * edge);
+        // Nothing erupts from the displaced water in the next frames.
+        double peak = 0.0;
+        while (sim.time() < 0.25) {
+            sim.advanceFrame(0.025);
+            peak = std::max(peak, sim.lastFrame().maxSpeed);
+        }
+        qInfo("peak fluid speed after adding: %.3f m/s", peak);
+        QCOMPARE(sim.nonFiniteCount(), size_t(0));
+        QVERIFY2(peak < 1.5, qPrintable(QString("peak %1 m/s").arg(peak)));
+        sim.removeBody(id);
+    }
+
     void badBodyInSceneIsReported() {
         const std::string text = R"({"name": "bad", "particleRadius": 0.02,
             "container": {"min": [0,0,0], "max": [1,1,1]}, "fluidBoxes": [{"min": [0,0,0], "max": [1,0.2,1]}],
