@@ -146,6 +146,7 @@ void SurfaceReconstructor::evaluateCorners() {
                     forEachRangeInBox(
                         grid_, centre.array() - reach, centre.array() + reach,
                         [&](uint32_t b, uint32_t e) { cand.appendNear(xs_.data(), b, e, centre, reach2); });
+                    cand.seal();
                     for (int dz = 0; dz < 2; ++dz)
                         for (int dy = 0; dy < 2; ++dy)
                             for (int dx = 0; dx < 2; ++dx) {
@@ -311,9 +312,7 @@ uint64_t SurfaceReconstructor::workspaceBytes() const {
     const auto& m = result_.mesh;
     size_t phiBytes = 0;
     for (const auto& c : phiCandidates_)
-        phiBytes +=
-            (c.x.capacity() + c.y.capacity() + c.z.capacity()) * sizeof(float) +
-            size_t(c.dx.size() + c.dy.size() + c.dz.size() + c.w.size() + c.cg.size()) * sizeof(float);
+        phiBytes += (c.x.capacity() + c.y.capacity() + c.z.capacity()) * sizeof(float);
     return gridBytes + xs_.capacity() * sizeof(Vec3f) +
            (rho_.capacity() + lambda_.capacity()) * sizeof(float) + surfaceXs_.capacity() * sizeof(Vec3f) +
            octree_.bytes() + dense_.bytes() + detection_.bytes() + phiBytes +
