@@ -82,25 +82,18 @@ public:
             z.clear();
             count = 0;
         }
-        /// Appends the points of [b, e) within sqrt(reach2) of centre, relative to centre.
-        void appendNear(const Vec3f* pts, uint32_t b, uint32_t e, const Vec3f& centre, float reach2) {
-            const size_t n0 = count;
-            const size_t need = n0 + (e - b) + kLanes;
+        /// Makes room for n more candidates (and the padding); out gets where they go. Returns count.
+        size_t reserveMore(size_t n, float* out[3]) {
+            const size_t need = count + n + kLanes;
             if (x.size() < need) {
                 x.resize(need);
                 y.resize(need);
                 z.resize(need);
             }
-            size_t k = n0;
-            for (uint32_t j = b; j < e; ++j) {
-                const float dx = pts[j].x() - centre.x(), dy = pts[j].y() - centre.y(),
-                            dz = pts[j].z() - centre.z();
-                x[k] = dx;
-                y[k] = dy;
-                z[k] = dz;
-                k += (dx * dx + dy * dy + dz * dz <= reach2) ? 1 : 0; // branch-free compaction
-            }
-            count = k;
+            out[0] = x.data() + count;
+            out[1] = y.data() + count;
+            out[2] = z.data() + count;
+            return count;
         }
         /// Pads the last batch with far points; call after the appends, before phi.
         void seal() {
