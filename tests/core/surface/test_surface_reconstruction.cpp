@@ -10,9 +10,11 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <random>
+#include <tuple>
 
 using namespace octo;
 
@@ -85,6 +87,54 @@ double referencePhi(const Vec3f& x, const NeighborGrid& grid, const std::vector<
     }
     return dbar.norm() - r * f;
 }
+
+// Reference octree, written plainly after Shao et al. 2016 §5: every node filters its parent's
+// surface particles S by its box enlarged by l_S; surface nodes split down to depth D; a node with
+// S empty is an interior leaf when a fluid particle lies in its box enlarged by l_F.
+struct ReferenceOctree {
+    Lattice lattice;
+    int depth = 0;
+    float lS = 0.0f, lF = 0.0f;
+    const std::vector<Vec3f>* xs = nullptr;
+    uint64_t nodes = 0;
+    std::vector<OctreeLeaf> leaves;
+
+    void box(int d, const Vec3i& c, Vec3f& lo, Vec3f& hi) const {
+        const int cells = 1 << (depth - d);
+        for (int a = 0; a < 3; ++a) {
+            lo[a] = lattice.origin[a] + float(c[a] * cells) * lattice.cell;
+            hi[a] = lattice.origin[a] + float((c[a] + 1) * cells) * lattice.cell;
+        }
+    }
+    void node(int d, const Vec3i& c, const std::vector<Vec3f>& S) {
+        ++nodes;
+        Vec3f lo, hi;
+        box(d, c, lo, hi);
+        std::vector<Vec3f> mine;
+        for (const Vec3f& p : S)
+            if ((p.array() >= lo.array() - lS).all() && (p.array() <= hi.array() + lS).all())
+                mine.push_back(p);
+        if (mine.empty() || d == depth) {
+            OctreeLeaf l;
+            l.min = lo;
+            l.edge = hi.x() - lo.x();
+            l.depth = uint8_t(d);
+            l.cls = mine.empty() ? CellClass::Exterior : CellClass::Surface;
+            if (mine.empty()) {
+                const Vec3f flo = lo.array() - lF, fhi = hi.array() + lF;
+                for (const Vec3f& p : *xs)
+                    if ((p.array() >= flo.array()).all() && (p.array() <= fhi.array()).all()) {
+                        l.cls = CellClass::Interior;
+                        break;
+                    }
+            }
+            leaves.push_back(l);
+            return;
+        }
+        for (int k = 0; k < 8; ++k)
+            node(d + 1, c * 2 + Vec3i(k & 1, (k >> 1) & 1, k >> 2), mine);
+    }
+};
 
 SurfaceSettings settingsFor(SurfaceMethod m) {
     SurfaceSettings s;
@@ -418,6 +468,61 @@ private slots:
               onEdges, nearZero, worst, worst / double(lat.cell));
         QVERIFY(onEdges > mesh.vertices.size() / 2);
         QVERIFY(worst <= 2e-4 * double(lat.cell)); // float rounding near small |phi|
+    }
+
+    void octreeMatchesPlainReference_data() {
+        QTest::addColumn<int>("shape");
+        QTest::addColumn<float>("enlargement");
+        QTest::newRow("sphere") << 0 << 1.0f;
+        QTest::newRow("dambreak") << 1 << 1.0f;
+        QTest::newRow("dambreak l=0.75R") << 1 << 0.75f;
+    }
+    void octreeMatchesPlainReference() {
+        // The fast build (top levels split in parallel, the last three levels read off per-block
+        // cell masks) must give the paper's tree: the same nodes, leaves and classes.
+        QFETCH(int, shape);
+        QFETCH(float, enlargement);
+        const auto pts = shape == 0 ? shellSphere(Vec3f::Zero(), 0.12f, kD0) : damBreakFrame(4000, kD0);
+        SurfaceSettings s = settingsFor(SurfaceMethod::Octree);
+        s.storeLeaves = true;
+        s.sEnlargementFactor = enlargement;
+        SurfaceReconstructor rec;
+        rec.reconstruct(pts, {}, s);
+        const auto& res = rec.result();
+        const float R = s.kernelRadiusFactor * s.particleRadius;
+        std::vector<Vec3f> surface;
+        for (size_t i = 0; i < pts.size(); ++i)
+            if (res.surfaceFlag[i])
+                surface.push_back(pts[i]);
+        ReferenceOctree ref;
+        ref.lattice = rec.lattice();
+        ref.depth = Octree_Shao2016::depthFor(ref.lattice.dims);
+        ref.lS = enlargement * R;
+        ref.lF = R;
+        ref.xs = &pts;
+        ref.node(0, Vec3i::Zero(), surface);
+        auto key = [](const OctreeLeaf& l) {
+            return std::make_tuple(l.depth, l.min.z(), l.min.y(), l.min.x(), int(l.cls), l.edge);
+        };
+        auto sorted = [&](std::vector<OctreeLeaf> v) {
+            std::sort(v.begin(), v.end(),
+                      [&](const OctreeLeaf& a, const OctreeLeaf& b) { return key(a) < key(b); });
+            return v;
+        };
+        const auto mine = sorted(res.leaves), theirs = sorted(ref.leaves);
+        qInfo("%zu surface particles, depth %d: %llu nodes, %zu leaves (reference %llu, %zu)", surface.size(),
+              ref.depth, (unsigned long long)res.stats.octreeNodes, mine.size(),
+              (unsigned long long)ref.nodes, theirs.size());
+        QCOMPARE(res.stats.octreeNodes, ref.nodes);
+        QCOMPARE(res.stats.octreeLeaves, uint64_t(theirs.size()));
+        QCOMPARE(mine.size(), theirs.size());
+        size_t differ = 0;
+        for (size_t i = 0; i < mine.size(); ++i)
+            differ += key(mine[i]) != key(theirs[i]);
+        QCOMPARE(differ, size_t(0));
+        const auto surfaceLeaves = size_t(std::count_if(
+            theirs.begin(), theirs.end(), [](const OctreeLeaf& l) { return l.cls == CellClass::Surface; }));
+        QCOMPARE(res.stats.cubes, uint64_t(surfaceLeaves));
     }
 
     void workspaceIsReusedAndInputChecked() {
