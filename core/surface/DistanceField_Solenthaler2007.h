@@ -69,74 +69,56 @@ public:
         return phi(s);
     }
 
-    /// Particles near a group of corners, relative to a centre, in structure-of-arrays form so that
-    /// the sums run as Eigen array expressions (SIMD). Reused between calls.
+    /// Particles near a group of corners, relative to a centre, in structure-of-arrays form,
+    /// padded to a whole number of SIMD batches with points far outside R (weight 0). Reused
+    /// between calls (capacity kept).
+    static constexpr size_t kLanes = 8;
     struct Candidates {
         std::vector<float> x, y, z;
-        Eigen::ArrayXf dx, dy, dz, w, cg;
+        size_t count = 0; ///< real candidates; x.size() is count rounded up to kLanes
         void clear() {
             x.clear();
             y.clear();
             z.clear();
+            count = 0;
         }
-        void push(const Vec3f& d) {
-            x.push_back(d.x());
-            y.push_back(d.y());
-            z.push_back(d.z());
-        }
-        /// Appends the points of [b, e) within sqrt(reach2) of centre, relative to centre.
-        void appendNear(const Vec3f* pts, uint32_t b, uint32_t e, const Vec3f& centre, float reach2) {
-            const size_t n0 = x.size();
-            x.resize(n0 + (e - b));
-            y.resize(n0 + (e - b));
-            z.resize(n0 + (e - b));
-            size_t k = n0;
-            for (uint32_t j = b; j < e; ++j) {
-                const float dx = pts[j].x() - centre.x(), dy = pts[j].y() - centre.y(),
-                            dz = pts[j].z() - centre.z();
-                x[k] = dx;
-                y[k] = dy;
-                z[k] = dz;
-                k += (dx * dx + dy * dy + dz * dz <= reach2) ? 1 : 0; // branch-free compaction
+        /// Makes room for n more candidates (and the padding); out gets where they go. Returns count.
+        size_t reserveMore(size_t n, float* out[3]) {
+            const size_t need = count + n + kLanes;
+            if (x.size() < need) {
+                x.resize(need);
+                y.resize(need);
+                z.resize(need);
             }
-            x.resize(k);
-            y.resize(k);
-            z.resize(k);
+            out[0] = x.data() + count;
+            out[1] = y.data() + count;
+            out[2] = z.data() + count;
+            return count;
         }
+        /// Pads the last batch with far points; call after the appends, before phi.
+        void seal() {
+            const size_t padded = (count + kLanes - 1) / kLanes * kLanes;
+            x.resize(std::max(x.size(), padded));
+            y.resize(std::max(y.size(), padded));
+            z.resize(std::max(z.size(), padded));
+            for (size_t k = count; k < padded; ++k)
+                x[k] = y[k] = z[k] = kFar;
+        }
+        size_t padded() const { return (count + kLanes - 1) / kLanes * kLanes; }
     };
-    /// phi at centre + offset from candidates given relative to centre (all particles within R of
-    /// the point must be among them; farther ones contribute 0).
-    float phi(Candidates& c, const Vec3f& offset) const {
-        const Eigen::Index m = Eigen::Index(c.x.size());
-        if (m == 0)
+    /// phi at centre + offset from sealed candidates given relative to centre (all particles within
+    /// R of the point must be among them; farther ones contribute 0).
+    float phi(const Candidates& c, const Vec3f& offset) const {
+        if (c.count == 0)
             return R_;
-        if (c.dx.size() < m) {
-            const Eigen::Index cap = std::max<Eigen::Index>(2 * m, 256);
-            c.dx.resize(cap);
-            c.dy.resize(cap);
-            c.dz.resize(cap);
-            c.w.resize(cap);
-            c.cg.resize(cap);
-        }
-        using Map = Eigen::Map<const Eigen::ArrayXf>;
-        auto dx = c.dx.head(m), dy = c.dy.head(m), dz = c.dz.head(m), w = c.w.head(m), cg = c.cg.head(m);
-        dx = Map(c.x.data(), m) - offset.x(); // x_j - x
-        dy = Map(c.y.data(), m) - offset.y();
-        dz = Map(c.z.data(), m) - offset.z();
-        cg = (1.0f - (dx.square() + dy.square() + dz.square()) * invR2_).max(0.0f); // q = 1 - s^2
-        w = cg.cube();
-        cg = (6.0f * invR2_) * cg.square(); // grad_x w_j = cg_j (x_j - x)
-        Sums s;
-        s.sw = w.sum();
-        s.sd = Vec3f((w * dx).sum(), (w * dy).sum(), (w * dz).sum());
-        s.g = Vec3f((cg * dx).sum(), (cg * dy).sum(), (cg * dz).sum());
-        const float cxx = (cg * dx * dx).sum(), cxy = (cg * dx * dy).sum(), cxz = (cg * dx * dz).sum();
-        const float cyy = (cg * dy * dy).sum(), cyz = (cg * dy * dz).sum(), czz = (cg * dz * dz).sum();
-        s.c << cxx, cxy, cxz, cxy, cyy, cyz, cxz, cyz, czz;
-        return phi(s);
+        return phi(sums(c.x.data(), c.y.data(), c.z.data(), c.padded(), offset));
     }
+    /// The 13 sums over m candidates (m a multiple of kLanes) relative to offset, in one pass with
+    /// kLanes independent lanes (SIMD; AVX2 when the CPU has it, same result bit for bit).
+    Sums sums(const float* x, const float* y, const float* z, size_t m, const Vec3f& offset) const;
 
 private:
+    static constexpr float kFar = 1e9f; // padding: its squared distance stays finite, q clamps to 0
     float r_, R_, invR2_, tLow_, tHigh_;
 };
 

@@ -3,6 +3,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
 namespace octo {
@@ -58,8 +59,8 @@ void Octree_Shao2016::leaf(ThreadCtx& ctx, int depth, const Vec3i& coord, CellCl
     ctx.leaves.push_back(l);
 }
 
-void Octree_Shao2016::recurse(ThreadCtx& ctx, int depth, const Vec3i& coord, std::span<const uint32_t> S,
-                              BlockMask* block) const {
+void Octree_Shao2016::recurse(ThreadCtx& ctx, int depth, const Vec3i& coord,
+                              std::span<const uint32_t> S) const {
     ++ctx.counts.nodes;
     const float lF = in_.fEnlargement, lS = in_.sEnlargement;
     if (S.empty()) {
@@ -70,83 +71,95 @@ void Octree_Shao2016::recurse(ThreadCtx& ctx, int depth, const Vec3i& coord, std
         return;
     }
     const int D = in_.depth;
-    auto setCell = [&](const Vec3i& c) {
-        const int bit = (c.x() & 7) | ((c.y() & 7) << 3) | ((c.z() & 7) << 6);
-        (*block)[size_t(bit >> 6)] |= 1ull << (bit & 63);
-    };
-    if (depth == D) { // only reached for D == 0 (otherwise handled by the last split below)
-        BlockMask local{};
-        if (!block)
-            block = &local;
-        setCell(coord);
+    if (depth == D) { // only reached for D == 0 (otherwise handled below the block level)
+        ctx.blocks.push_back(CellBlock{blockKey(0, 0, 0), BlockMask{1ull}});
         leaf(ctx, depth, coord, CellClass::Surface);
-        if (block == &local)
-            ctx.blocks.push_back(CellBlock{blockKey(0, 0, 0), local});
         return;
     }
-    BlockMask local;
     if (depth == blockDepth_) {
-        local.fill(0);
-        block = &local;
+        blockSubtree(ctx, coord, S);
+        return;
     }
-    Vec3f lo, hi;
-    nodeBox(depth, coord, lo, hi);
-    if (depth == D - 1) {
-        // Last split: only whether each child's S is empty matters, no lists needed.
-        unsigned childMask = 0;
+    if (ctx.scratch.size() < size_t(D + 2))
+        ctx.scratch.resize(size_t(D + 2));
+    std::vector<uint32_t>& buf = ctx.scratch[size_t(depth + 1)];
+    for (int k = 0; k < 8; ++k) {
+        const Vec3i c = coord * 2 + Vec3i(k & 1, (k >> 1) & 1, k >> 2);
         Vec3f clo, chi;
-        Vec3f midLo, midHi; // the children's shared face, from the children's own boxes
-        nodeBox(depth + 1, coord * 2, clo, midLo);
-        midHi = midLo;
+        nodeBox(depth + 1, c, clo, chi);
+        const Vec3f elo = clo.array() - lS, ehi = chi.array() + lS;
+        buf.clear();
         for (uint32_t i : S) {
             const Vec3f& p = in_.surfacePositions[i];
-            unsigned axisBits[3];
-            for (int a = 0; a < 3; ++a) {
-                const bool low = p[a] >= lo[a] - lS && p[a] <= midLo[a] + lS;
-                const bool high = p[a] >= midHi[a] - lS && p[a] <= hi[a] + lS;
-                axisBits[a] = unsigned(low) | (unsigned(high) << 1);
-            }
-            for (int k = 0; k < 8; ++k)
-                if ((axisBits[0] >> (k & 1) & 1) && (axisBits[1] >> ((k >> 1) & 1) & 1) &&
-                    (axisBits[2] >> (k >> 2) & 1))
-                    childMask |= 1u << k;
-            if (childMask == 0xFFu)
-                break;
+            if ((p.array() >= elo.array()).all() && (p.array() <= ehi.array()).all())
+                buf.push_back(i);
         }
-        for (int k = 0; k < 8; ++k) {
-            const Vec3i c = coord * 2 + Vec3i(k & 1, (k >> 1) & 1, k >> 2);
-            ++ctx.counts.nodes;
-            if (childMask & (1u << k)) {
-                setCell(c);
-                leaf(ctx, D, c, CellClass::Surface);
-            } else {
-                nodeBox(D, c, clo, chi);
-                leaf(ctx, D, c,
-                     anyFluidIn(clo.array() - lF, chi.array() + lF) ? CellClass::Interior
-                                                                    : CellClass::Exterior);
-            }
+        recurse(ctx, depth + 1, c, buf);
+    }
+}
+
+// The levels below a block node (at most 8^3 cells) are not split list by list: every surface
+// particle of the block marks the cells whose enlarged boxes hold it, and a node below is a surface
+// node exactly when one of its cells is marked. (The node's enlarged box is the union of its cells'
+// enlarged boxes, also in floating point: a node's bounds are the same expressions as its first
+// cell's lower and last cell's upper bound.) Same leaves, classes and counts as the split, about
+// ten times fewer box tests.
+void Octree_Shao2016::blockSubtree(ThreadCtx& ctx, const Vec3i& coord, std::span<const uint32_t> S) const {
+    const int n = 1 << (in_.depth - blockDepth_); // cells per axis, <= 8
+    const float lS = in_.sEnlargement;
+    float lo[3][8], hi[3][8]; // enlarged cell bounds per axis, as nodeBox computes them at depth D
+    for (int a = 0; a < 3; ++a)
+        for (int c = 0; c < n; ++c) {
+            const int g = coord[a] * n + c;
+            lo[a][c] = (in_.lattice.origin[a] + float(g) * in_.lattice.cell) - lS;
+            hi[a][c] = (in_.lattice.origin[a] + float(g + 1) * in_.lattice.cell) + lS;
         }
-    } else {
-        if (ctx.scratch.size() < size_t(D + 2))
-            ctx.scratch.resize(size_t(D + 2));
-        std::vector<uint32_t>& buf = ctx.scratch[size_t(depth + 1)];
-        for (int k = 0; k < 8; ++k) {
-            const Vec3i c = coord * 2 + Vec3i(k & 1, (k >> 1) & 1, k >> 2);
-            Vec3f clo, chi;
-            nodeBox(depth + 1, c, clo, chi);
-            const Vec3f elo = clo.array() - lS, ehi = chi.array() + lS;
-            buf.clear();
-            for (uint32_t i : S) {
-                const Vec3f& p = in_.surfacePositions[i];
-                if ((p.array() >= elo.array()).all() && (p.array() <= ehi.array()).all())
-                    buf.push_back(i);
-            }
-            recurse(ctx, depth + 1, c, buf, block);
+    BlockMask cells{};
+    for (uint32_t i : S) {
+        const Vec3f& p = in_.surfacePositions[i];
+        unsigned m[3];
+        for (int a = 0; a < 3; ++a) {
+            m[a] = 0;
+            for (int c = 0; c < n; ++c)
+                m[a] |= unsigned(p[a] >= lo[a][c] && p[a] <= hi[a][c]) << c;
+        }
+        for (unsigned mz = m[2]; mz; mz &= mz - 1)
+            for (unsigned my = m[1]; my; my &= my - 1)
+                cells[size_t(std::countr_zero(mz))] |= uint64_t(m[0]) << (8 * std::countr_zero(my));
+    }
+    subtreeFromCells(ctx, blockDepth_, coord, Vec3i::Zero(), n, cells);
+    if (std::any_of(cells.begin(), cells.end(), [](uint64_t w) { return w != 0; }))
+        ctx.blocks.push_back(
+            CellBlock{blockKey(uint32_t(coord.x()), uint32_t(coord.y()), uint32_t(coord.z())), cells});
+}
+
+// Children of a surface node whose cells are cells[local, local + size) of its block.
+void Octree_Shao2016::subtreeFromCells(ThreadCtx& ctx, int depth, const Vec3i& coord, const Vec3i& local,
+                                       int size, const BlockMask& cells) const {
+    const int half = size / 2;
+    const float lF = in_.fEnlargement;
+    for (int k = 0; k < 8; ++k) {
+        const Vec3i off(k & 1, (k >> 1) & 1, k >> 2);
+        const Vec3i c = coord * 2 + off, l = local + off * half;
+        ++ctx.counts.nodes;
+        const uint64_t row = ((1ull << half) - 1ull) << l.x();
+        uint64_t rows = 0;
+        for (int y = l.y(); y < l.y() + half; ++y)
+            rows |= row << (8 * y);
+        bool surface = false;
+        for (int z = l.z(); z < l.z() + half && !surface; ++z)
+            surface = (cells[size_t(z)] & rows) != 0;
+        if (surface && half > 1) {
+            subtreeFromCells(ctx, depth + 1, c, l, half, cells);
+        } else if (surface) {
+            leaf(ctx, depth + 1, c, CellClass::Surface);
+        } else {
+            Vec3f lo, hi;
+            nodeBox(depth + 1, c, lo, hi);
+            leaf(ctx, depth + 1, c,
+                 anyFluidIn(lo.array() - lF, hi.array() + lF) ? CellClass::Interior : CellClass::Exterior);
         }
     }
-    if (depth == blockDepth_ && std::any_of(local.begin(), local.end(), [](uint64_t w) { return w != 0; }))
-        ctx.blocks.push_back(
-            CellBlock{blockKey(uint32_t(coord.x()), uint32_t(coord.y()), uint32_t(coord.z())), local});
 }
 
 void Octree_Shao2016::build(const Input& input, std::vector<CellBlock>& blocks,
@@ -218,7 +231,7 @@ void Octree_Shao2016::build(const Input& input, std::vector<CellBlock>& blocks,
         tbb::blocked_range<size_t>(0, starts.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
             ThreadCtx& ctx = tls_.local();
             for (size_t i = r.begin(); i < r.end(); ++i)
-                recurse(ctx, topDepth, starts[i].coord, topLists_[size_t(topDepth)][starts[i].list], nullptr);
+                recurse(ctx, topDepth, starts[i].coord, topLists_[size_t(topDepth)][starts[i].list]);
         });
 
     blocks.clear();

@@ -16,8 +16,9 @@
 // Parallel build: the top levels are expanded breadth-first with one task per node, below that
 // every subtree runs serially in its own task with per-thread scratch lists. All buffers are
 // members and keep their capacity from frame to frame (no per-frame allocation storm).
-// Surface leaves are written straight into 8^3-cell block masks (the nodes at depth D - 3 are
-// exactly the blocks of BlockCornerField).
+// Below the nodes at depth D - 3 (exactly the 8^3-cell blocks of BlockCornerField) the lists are
+// not split further: the block's surface particles mark its surface cells in a bit mask, and the
+// last three levels are read off the mask (blockSubtree).
 #include "sph/NeighborGrid.h"
 #include "surface/BlockCornerField.h"
 #include "surface/SurfaceSettings.h"
@@ -66,8 +67,10 @@ private:
         uint32_t list; // index into the level's list pool
     };
 
-    void recurse(ThreadCtx& ctx, int depth, const Vec3i& coord, std::span<const uint32_t> S,
-                 BlockMask* block) const;
+    void recurse(ThreadCtx& ctx, int depth, const Vec3i& coord, std::span<const uint32_t> S) const;
+    void blockSubtree(ThreadCtx& ctx, const Vec3i& coord, std::span<const uint32_t> S) const;
+    void subtreeFromCells(ThreadCtx& ctx, int depth, const Vec3i& coord, const Vec3i& local, int size,
+                          const BlockMask& cells) const;
     void leaf(ThreadCtx& ctx, int depth, const Vec3i& coord, CellClass cls) const;
     bool anyFluidIn(const Vec3f& lo, const Vec3f& hi) const;
     void nodeBox(int depth, const Vec3i& coord, Vec3f& lo, Vec3f& hi) const;

@@ -28,17 +28,6 @@ uint64_t countCells(const std::vector<CellBlock>& blocks) {
     return n;
 }
 
-// Calls f(begin, end) for the sorted-index ranges of the grid cells overlapping [lo, hi].
-template <class F> void forEachRangeInBox(const NeighborGrid& g, const Vec3f& lo, const Vec3f& hi, F&& f) {
-    const Vec3i c0 = g.cellOf(lo), c1 = g.cellOf(hi);
-    for (int z = c0.z(); z <= c1.z(); ++z)
-        for (int y = c0.y(); y <= c1.y(); ++y)
-            for (int x = c0.x(); x <= c1.x(); ++x) {
-                const auto [b, e] = g.cellRange(g.rankOf(Vec3i(x, y, z)));
-                if (b != e)
-                    f(b, e);
-            }
-}
 } // namespace
 
 float SurfaceReconstructor::distanceAt(const Vec3f& x) const {
@@ -128,11 +117,14 @@ void SurfaceReconstructor::evaluateCorners() {
     const float R = settings.kernelRadiusFactor * r;
     const DistanceField_Solenthaler2007 field(r, R, settings.tLow, settings.tHigh);
     field_.evaluate([&](const Vec3i& g0, const BlockMask& corners, float* phi) {
-        // Corners in groups of 2x2x2 share one candidate list (particles within R + half the
-        // group's diagonal of its centre): about 2x fewer distance tests than a grid query per corner.
-        const float halfDiag = 0.5f * std::sqrt(3.0f) * L;
-        const float reach = R + halfDiag, reach2 = reach * reach;
-        DistanceField_Solenthaler2007::Candidates& cand = phiCandidates_.local();
+        // The block's particles are copied once (every particle within R of its corners); corners in
+        // groups of 2x2x2 share one candidate list (particles within R + half the group's diagonal
+        // of its centre): about 2x fewer distance tests than a list per corner.
+        CornerScratch& scratch = cornerScratch_.local();
+        const Vec3f lo = lattice_.corner(g0.x(), g0.y(), g0.z());
+        scratch.block.collect(grid_, xs_, lo.array() - R, lo.array() + (7.0f * L + R));
+        const float reach = R + 0.5f * std::sqrt(3.0f) * L;
+        DistanceField_Solenthaler2007::Candidates& cand = scratch.candidates;
         for (int gz = 0; gz < 8; gz += 2)
             for (int gy = 0; gy < 8; gy += 2) {
                 const uint64_t rows = (corners[size_t(gz)] | corners[size_t(gz + 1)]);
@@ -142,10 +134,7 @@ void SurfaceReconstructor::evaluateCorners() {
                         continue;
                     const Vec3f centre =
                         lattice_.corner(g0.x() + gx, g0.y() + gy, g0.z() + gz).array() + 0.5f * L;
-                    cand.clear();
-                    forEachRangeInBox(
-                        grid_, centre.array() - reach, centre.array() + reach,
-                        [&](uint32_t b, uint32_t e) { cand.appendNear(xs_.data(), b, e, centre, reach2); });
+                    scratch.block.appendNear(centre, reach, cand);
                     for (int dz = 0; dz < 2; ++dz)
                         for (int dy = 0; dy < 2; ++dy)
                             for (int dx = 0; dx < 2; ++dx) {
@@ -310,10 +299,10 @@ uint64_t SurfaceReconstructor::workspaceBytes() const {
         (2 * grid_.cellCount() + 1) * sizeof(uint32_t) + 2 * grid_.pointCount() * sizeof(uint32_t);
     const auto& m = result_.mesh;
     size_t phiBytes = 0;
-    for (const auto& c : phiCandidates_)
-        phiBytes +=
-            (c.x.capacity() + c.y.capacity() + c.z.capacity()) * sizeof(float) +
-            size_t(c.dx.size() + c.dy.size() + c.dz.size() + c.w.size() + c.cg.size()) * sizeof(float);
+    for (const CornerScratch& c : cornerScratch_)
+        phiBytes += (c.candidates.x.capacity() + c.candidates.y.capacity() + c.candidates.z.capacity()) *
+                        sizeof(float) +
+                    c.block.bytes();
     return gridBytes + xs_.capacity() * sizeof(Vec3f) +
            (rho_.capacity() + lambda_.capacity()) * sizeof(float) + surfaceXs_.capacity() * sizeof(Vec3f) +
            octree_.bytes() + dense_.bytes() + detection_.bytes() + phiBytes +

@@ -11,6 +11,7 @@
 #include "common/Types.h"
 #include "sph/NeighborGrid.h"
 #include "surface/BlockCornerField.h"
+#include "surface/BlockParticles.h"
 #include "surface/DistanceField_Solenthaler2007.h"
 #include "surface/GridBaselines.h"
 #include "surface/Octree_Shao2016.h"
@@ -68,7 +69,11 @@ private:
     // Per-thread scratch, owned here (not thread_local: TBB workers outlive the object and
     // LeakSanitizer reported the buffers they kept).
     SurfaceDetection_Marrone2010::Workspace detection_;
-    tbb::enumerable_thread_specific<DistanceField_Solenthaler2007::Candidates> phiCandidates_;
+    struct CornerScratch {
+        BlockParticles block;
+        DistanceField_Solenthaler2007::Candidates candidates;
+    };
+    tbb::enumerable_thread_specific<CornerScratch> cornerScratch_;
 };
 
 } // namespace octo

@@ -10,9 +10,11 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <random>
+#include <tuple>
 
 using namespace octo;
 
@@ -51,6 +53,88 @@ std::vector<float> referenceLambda(const std::vector<Vec3f>& pts, float r, float
         lambda[grid.order()[k]] = lambdaSorted[k];
     return lambda;
 }
+
+// Reference distance field, written plainly (every particle within R, sums in double, Eigen's
+// general solver): phi(x) = |x - xbar| - r f(EVmax) (Zhu & Bridson 2005, Solenthaler 2007).
+double referencePhi(const Vec3f& x, const NeighborGrid& grid, const std::vector<Vec3f>& xs, float r, float R,
+                    float tLow, float tHigh) {
+    double sw = 0.0;
+    Vec3d sd = Vec3d::Zero(), g = Vec3d::Zero();
+    Mat3d c = Mat3d::Zero();
+    grid.forEachNeighbor(x, R, xs, [&](uint32_t, const Vec3f& xj, float) {
+        const Vec3d d = (xj - x).cast<double>();
+        const double q = 1.0 - d.squaredNorm() / (double(R) * R);
+        if (q <= 0.0)
+            return;
+        const double cg = 6.0 * q * q / (double(R) * R);
+        sw += q * q * q;
+        sd += q * q * q * d;
+        g += cg * d;
+        c += cg * d * d.transpose();
+    });
+    if (!(sw > 0.0))
+        return R;
+    const Vec3d dbar = sd / sw;
+    const Mat3d J = (c - dbar * g.transpose()) / sw;
+    Eigen::SelfAdjointEigenSolver<Mat3d> es(0.5 * (J + J.transpose()), Eigen::EigenvaluesOnly);
+    const double ev = es.eigenvalues()[2];
+    double f = 1.0;
+    if (ev > tHigh)
+        f = 0.0;
+    else if (ev >= tLow) {
+        const double gam = (tHigh - ev) / (tHigh - tLow);
+        f = gam * gam * gam - 3.0 * gam * gam + 3.0 * gam;
+    }
+    return dbar.norm() - r * f;
+}
+
+// Reference octree, written plainly after Shao et al. 2016 §5: every node filters its parent's
+// surface particles S by its box enlarged by l_S; surface nodes split down to depth D; a node with
+// S empty is an interior leaf when a fluid particle lies in its box enlarged by l_F.
+struct ReferenceOctree {
+    Lattice lattice;
+    int depth = 0;
+    float lS = 0.0f, lF = 0.0f;
+    const std::vector<Vec3f>* xs = nullptr;
+    uint64_t nodes = 0;
+    std::vector<OctreeLeaf> leaves;
+
+    void box(int d, const Vec3i& c, Vec3f& lo, Vec3f& hi) const {
+        const int cells = 1 << (depth - d);
+        for (int a = 0; a < 3; ++a) {
+            lo[a] = lattice.origin[a] + float(c[a] * cells) * lattice.cell;
+            hi[a] = lattice.origin[a] + float((c[a] + 1) * cells) * lattice.cell;
+        }
+    }
+    void node(int d, const Vec3i& c, const std::vector<Vec3f>& S) {
+        ++nodes;
+        Vec3f lo, hi;
+        box(d, c, lo, hi);
+        std::vector<Vec3f> mine;
+        for (const Vec3f& p : S)
+            if ((p.array() >= lo.array() - lS).all() && (p.array() <= hi.array() + lS).all())
+                mine.push_back(p);
+        if (mine.empty() || d == depth) {
+            OctreeLeaf l;
+            l.min = lo;
+            l.edge = hi.x() - lo.x();
+            l.depth = uint8_t(d);
+            l.cls = mine.empty() ? CellClass::Exterior : CellClass::Surface;
+            if (mine.empty()) {
+                const Vec3f flo = lo.array() - lF, fhi = hi.array() + lF;
+                for (const Vec3f& p : *xs)
+                    if ((p.array() >= flo.array()).all() && (p.array() <= fhi.array()).all()) {
+                        l.cls = CellClass::Interior;
+                        break;
+                    }
+            }
+            leaves.push_back(l);
+            return;
+        }
+        for (int k = 0; k < 8; ++k)
+            node(d + 1, c * 2 + Vec3i(k & 1, (k >> 1) & 1, k >> 2), mine);
+    }
+};
 
 SurfaceSettings settingsFor(SurfaceMethod m) {
     SurfaceSettings s;
@@ -324,6 +408,121 @@ private slots:
         QVERIFY(rec.result().stats.cubes < cubes[0]);
         QVERIFY(rec.result().mesh.triangles == uni.triangles);
         QVERIFY(test::maxVertexDifference(rec.result().mesh, uni) == 0.0);
+    }
+
+    void distanceFieldMatchesPlainReference_data() {
+        QTest::addColumn<int>("shape");
+        QTest::newRow("sphere") << 0;
+        QTest::newRow("dambreak") << 1;
+    }
+    void distanceFieldMatchesPlainReference() {
+        // Every mesh vertex on a lattice edge must sit where the plain reference field puts the
+        // crossing: the fast corner evaluation (shared candidate lists, SIMD sums, closed-form
+        // eigenvalue) may only differ from it by rounding.
+        QFETCH(int, shape);
+        const auto pts = shape == 0 ? shellSphere(Vec3f::Zero(), 0.25f, kD0) : damBreakFrame(15000, kD0);
+        const SurfaceSettings s = settingsFor(SurfaceMethod::Octree);
+        SurfaceReconstructor rec;
+        rec.reconstruct(pts, {}, s);
+        const auto& mesh = rec.result().mesh;
+        const Lattice& lat = rec.lattice();
+        const float R = s.kernelRadiusFactor * s.particleRadius;
+        NeighborGrid grid;
+        grid.setDomainFromPoints(pts, R);
+        grid.build(pts);
+        std::vector<Vec3f> xs;
+        grid.gather(std::span<const Vec3f>(pts), xs);
+        auto phiAt = [&](const Vec3i& c) {
+            return referencePhi(lat.corner(c.x(), c.y(), c.z()), grid, xs, s.particleRadius, R, s.tLow,
+                                s.tHigh);
+        };
+        size_t onEdges = 0, nearZero = 0;
+        double worst = 0.0;
+        for (const Vec3f& v : mesh.vertices) {
+            const Vec3d u = ((v - lat.origin).cast<double>()) / double(lat.cell);
+            int axis = -1, fractional = 0;
+            for (int a = 0; a < 3; ++a)
+                if (std::abs(u[a] - std::round(u[a])) > 1e-3) {
+                    axis = a;
+                    ++fractional;
+                }
+            if (fractional != 1)
+                continue; // a loop-centre vertex inside a cell
+            ++onEdges;
+            Vec3i c0;
+            for (int a = 0; a < 3; ++a)
+                c0[a] = int(a == axis ? std::floor(u[a]) : std::round(u[a]));
+            Vec3i c1 = c0;
+            c1[axis] += 1;
+            const double p0 = phiAt(c0), p1 = phiAt(c1);
+            if (std::min(std::abs(p0), std::abs(p1)) < 1e-6 * kR) {
+                ++nearZero; // a corner this close to zero may take either sign after rounding
+                continue;
+            }
+            QVERIFY2((p0 < 0.0) != (p1 < 0.0), "the reference field has no crossing on a vertex's edge");
+            const double t = std::clamp(p0 / (p0 - p1), 1e-3, 1.0 - 1e-3);
+            worst = std::max(worst, std::abs(u[axis] - (double(c0[axis]) + t)) * double(lat.cell));
+        }
+        qInfo("%zu vertices on edges (%zu beside a zero corner), worst offset from the reference %.3g m "
+              "(%.2g L)",
+              onEdges, nearZero, worst, worst / double(lat.cell));
+        QVERIFY(onEdges > mesh.vertices.size() / 2);
+        QVERIFY(worst <= 2e-4 * double(lat.cell)); // float rounding near small |phi|
+    }
+
+    void octreeMatchesPlainReference_data() {
+        QTest::addColumn<int>("shape");
+        QTest::addColumn<float>("enlargement");
+        QTest::newRow("sphere") << 0 << 1.0f;
+        QTest::newRow("dambreak") << 1 << 1.0f;
+        QTest::newRow("dambreak l=0.75R") << 1 << 0.75f;
+    }
+    void octreeMatchesPlainReference() {
+        // The fast build (top levels split in parallel, the last three levels read off per-block
+        // cell masks) must give the paper's tree: the same nodes, leaves and classes.
+        QFETCH(int, shape);
+        QFETCH(float, enlargement);
+        const auto pts = shape == 0 ? shellSphere(Vec3f::Zero(), 0.12f, kD0) : damBreakFrame(4000, kD0);
+        SurfaceSettings s = settingsFor(SurfaceMethod::Octree);
+        s.storeLeaves = true;
+        s.sEnlargementFactor = enlargement;
+        SurfaceReconstructor rec;
+        rec.reconstruct(pts, {}, s);
+        const auto& res = rec.result();
+        const float R = s.kernelRadiusFactor * s.particleRadius;
+        std::vector<Vec3f> surface;
+        for (size_t i = 0; i < pts.size(); ++i)
+            if (res.surfaceFlag[i])
+                surface.push_back(pts[i]);
+        ReferenceOctree ref;
+        ref.lattice = rec.lattice();
+        ref.depth = Octree_Shao2016::depthFor(ref.lattice.dims);
+        ref.lS = enlargement * R;
+        ref.lF = R;
+        ref.xs = &pts;
+        ref.node(0, Vec3i::Zero(), surface);
+        auto key = [](const OctreeLeaf& l) {
+            return std::make_tuple(l.depth, l.min.z(), l.min.y(), l.min.x(), int(l.cls), l.edge);
+        };
+        auto sorted = [&](std::vector<OctreeLeaf> v) {
+            std::sort(v.begin(), v.end(),
+                      [&](const OctreeLeaf& a, const OctreeLeaf& b) { return key(a) < key(b); });
+            return v;
+        };
+        const auto mine = sorted(res.leaves), theirs = sorted(ref.leaves);
+        qInfo("%zu surface particles, depth %d: %llu nodes, %zu leaves (reference %llu, %zu)", surface.size(),
+              ref.depth, (unsigned long long)res.stats.octreeNodes, mine.size(),
+              (unsigned long long)ref.nodes, theirs.size());
+        QCOMPARE(res.stats.octreeNodes, ref.nodes);
+        QCOMPARE(res.stats.octreeLeaves, uint64_t(theirs.size()));
+        QCOMPARE(mine.size(), theirs.size());
+        size_t differ = 0;
+        for (size_t i = 0; i < mine.size(); ++i)
+            differ += key(mine[i]) != key(theirs[i]);
+        QCOMPARE(differ, size_t(0));
+        const auto surfaceLeaves = size_t(std::count_if(
+            theirs.begin(), theirs.end(), [](const OctreeLeaf& l) { return l.cls == CellClass::Surface; }));
+        QCOMPARE(res.stats.cubes, uint64_t(surfaceLeaves));
     }
 
     void workspaceIsReusedAndInputChecked() {
