@@ -92,6 +92,9 @@ void SimulationWorker::shutdown() {
     stop_ = true;
     queue_.wake();
     wait();
+    // QThread::wait() synchronises through Qt's futex-based primitives, invisible to
+    // ThreadSanitizer; taking the mutex run() held makes the join a visible happens-before.
+    std::lock_guard joined(runMutex_);
 }
 
 void SimulationWorker::post(WorkerCommand command) {
@@ -143,6 +146,7 @@ PublishedFramePtr SimulationWorker::latestFrame() const {
 }
 
 void SimulationWorker::run() {
+    std::lock_guard running(runMutex_); // see shutdown()
     lowerCurrentThreadPriority();
     tbb::task_arena arena;
     LowPriorityObserver observer(arena);

@@ -128,6 +128,7 @@ private:
     std::atomic<bool> playing_{false};
     std::atomic<int> publishIntervalMs_{15};
 
+    std::mutex runMutex_; ///< held by run(); shutdown() takes it after wait() (a join TSan can see)
     mutable std::mutex frameMutex_;
     PublishedFramePtr latest_;
 

@@ -389,7 +389,8 @@ ParticleData readPly(const std::string& path, const std::string& buf) {
                         const size_t skip = size_t(c) * sizeOf(p.type);
                         need(skip, e, i);
                         pos += skip;
-                        values[k] = 0.0;
+                        if (isVertex) // other elements may have more properties than `values`
+                            values[k] = 0.0;
                     } else {
                         need(sizeOf(p.type), e, i);
                         if (isVertex)
@@ -537,6 +538,9 @@ ParticleData readVtk(const std::string& path, const std::string& buf) {
     std::string t;
     while (c.token(t)) {
         if (t == "POINTS") {
+            // Arrays are sized by the point count: a second POINTS section would leave them stale.
+            if (havePoints)
+                fail(path, "VTK file has a second POINTS section");
             n = c.count("point count");
             const Scalar type = vtkType(path, c.expectToken("point type"));
             c.numbers(checkedProduct(path, 3, n, "POINTS"), type, binary, v, "POINTS");
@@ -560,6 +564,8 @@ ParticleData readVtk(const std::string& path, const std::string& buf) {
             }
         } else if (t == "SCALARS" || t == "VECTORS") {
             const std::string name = c.expectToken("array name");
+            if (!havePoints)
+                fail(path, t + " " + name + " before POINTS (point data needs the point count)");
             const Scalar type = vtkType(path, c.expectToken("array type"));
             size_t comps = t == "VECTORS" ? 3 : 1;
             if (t == "SCALARS") {
@@ -599,7 +605,7 @@ ParticleData readVtk(const std::string& path, const std::string& buf) {
                 const size_t comps = c.count("components"), tuples = c.count("tuples");
                 const Scalar type = vtkType(path, c.expectToken("array type"));
                 c.numbers(checkedProduct(path, comps, tuples, name.c_str()), type, binary, v, name.c_str());
-                if (tuples != n)
+                if (!havePoints || tuples != n) // e.g. dataset-level FieldData (TIME) before POINTS
                     continue;
                 if (comps == 3 &&
                     (name == "velocity" || name == "velocities" || name == "v" || name == "vel")) {

@@ -19,7 +19,11 @@ void NeighborGrid::setDomain(const Aabb& domain, float cellSize) {
     invCellSize_ = 1.0f / cellSize;
     const Vec3f ext = domain.extent();
     for (int a = 0; a < 3; ++a) {
-        dims_[a] = std::max(1, int(std::ceil(ext[a] * invCellSize_)) + 1);
+        // In double and checked before the int conversion (float-cast-overflow for far-flung points).
+        const double along = std::ceil(double(ext[a]) * double(invCellSize_)) + 1.0;
+        if (!(along < double(1 << 30)))
+            throw std::length_error("NeighborGrid: domain too large for the cell size");
+        dims_[a] = std::max(1, int(along));
         bricks_[a] = (dims_[a] + 7) / 8;
     }
     const size_t cells = size_t(bricks_.x()) * bricks_.y() * bricks_.z() * 512u;

@@ -28,6 +28,20 @@ uint64_t countCells(const std::vector<CellBlock>& blocks) {
     return n;
 }
 
+// Far-flung particles (e.g. at +-1e30) would make the detection grid and the lattice astronomically
+// large and overflow their int cell counts: refuse a span of more than 2^20 leaves on an axis.
+void checkSpan(const Vec3f& extent, float L) {
+    for (int a = 0; a < 3; ++a) {
+        const double cells = std::ceil(double(extent[a]) / double(L));
+        if (cells > double(1 << 20)) {
+            std::ostringstream s;
+            s << "surface reconstruction: the particles span " << extent[a] << " m, " << cells
+              << " cells of L = " << L << " m on one axis (limit 1048576); check for far-flung particles";
+            throw std::length_error(s.str());
+        }
+    }
+}
+
 } // namespace
 
 float SurfaceReconstructor::distanceAt(const Vec3f& x) const {
@@ -199,6 +213,11 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
         return;
     }
 
+    Aabb span;
+    for (const Vec3f& p : positions)
+        span.extend(p);
+    checkSpan(span.extent().array() + 2.0f * (R + L), L);
+
     // --- Detection (Marrone 2010) ---
     grid_.setDomainFromPoints(positions, std::max(h, R));
     grid_.build(positions);
@@ -219,16 +238,9 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
     lattice_.origin = box.min.array() - margin;
     lattice_.cell = L;
     const Vec3f ext = box.extent().array() + 2.0f * margin;
-    for (int a = 0; a < 3; ++a) {
-        const double cells = std::ceil(double(ext[a]) / double(L));
-        if (cells > double(1 << 20)) {
-            std::ostringstream s;
-            s << "surface reconstruction: the particles span " << ext[a] << " m, " << cells
-              << " cells of L = " << L << " m on one axis (limit 1048576); check for far-flung particles";
-            throw std::length_error(s.str());
-        }
-        lattice_.dims[a] = std::max(1, int(cells));
-    }
+    checkSpan(ext, L);
+    for (int a = 0; a < 3; ++a)
+        lattice_.dims[a] = std::max(1, int(std::ceil(double(ext[a]) / double(L))));
     depth_ = Octree_Shao2016::depthFor(lattice_.dims);
     st.cubesUniform = lattice_.cellCount();
 

@@ -125,6 +125,45 @@ private slots:
         QCOMPARE(r.positions[1], Vec3f(2.0f, 3.0f, 4.0f));
     }
 
+    // Found by libFuzzer (fuzz_ply): a binary element before the vertex element with a list beyond
+    // the vertex's property count wrote past the vertex value buffer. It is a valid file.
+    void binaryPlyLongFaceElementBeforeVertices() {
+        std::string body; // face: 4 floats and a list of 2 ints, then 2 vertices of 3 floats
+        for (float v : {0.0f, 0.0f, 0.0f, 0.0f})
+            body += le32(v);
+        body += char(2) + std::string(8, '\0');
+        for (float v : {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f})
+            body += le32(v);
+        const std::string path = writeFile(
+            "face_first.ply", "ply\nformat binary_little_endian 1.0\nelement face 1\nproperty float a\n"
+                              "property float b\nproperty float c\nproperty float d\n"
+                              "property list uchar int vertex_indices\nelement vertex 2\nproperty float x\n"
+                              "property float y\nproperty float z\nend_header\n" +
+                                  body);
+        const ParticleData r = readParticles(path);
+        QCOMPARE(r.positions.size(), size_t(2));
+        QCOMPARE(r.positions[1], Vec3f(4.0f, 5.0f, 6.0f));
+    }
+
+    // Found by libFuzzer (fuzz_vtk): arrays sized by one POINTS section and kept past a second one,
+    // or read before POINTS, gave scalars of another length than the positions.
+    void vtkPointDataMustFollowOnePointsSection() {
+        const std::string head = "# vtk DataFile Version 3.0\nx\nASCII\nDATASET POLYDATA\n";
+        expectError(writeFile("two_points.vtk", head +
+                                                    "POINTS 1 float\n0 0 0\nPOINT_DATA 1\nSCALARS d float\n"
+                                                    "LOOKUP_TABLE default\n1\nPOINTS 2 float\n0 0 0 1 1 1\n"),
+                    "second POINTS section");
+        expectError(writeFile("scalars_first.vtk", head + "SCALARS d float\nLOOKUP_TABLE default\n"
+                                                          "POINTS 1 float\n0 0 0\n"),
+                    "SCALARS d before POINTS");
+        // Dataset-level field data (e.g. TIME) before POINTS is legal and ignored.
+        const ParticleData r = readParticles(
+            writeFile("field_first.vtk",
+                      head + "FIELD FieldData 1\nTIME 1 1 double\n0.5\nPOINTS 2 float\n0 0 0 1 1 1\n"));
+        QCOMPARE(r.positions.size(), size_t(2));
+        QVERIFY(r.scalars.empty());
+    }
+
     void malformedFilesGiveClearErrors() {
         const std::string header =
             "ply\nformat binary_little_endian 1.0\nelement vertex 4\nproperty float x\n"
