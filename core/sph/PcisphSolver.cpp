@@ -104,6 +104,20 @@ void PcisphSolver::setParticles(std::vector<Vec3f> positions, std::vector<Vec3f>
     listsCurrent_ = false;
     for (size_t i = 0; i < n; ++i)
         state_.ids[i] = uint32_t(i);
+    resizeWorkArrays(n);
+    maxSpeed_ = 0.0f;
+    for (const Vec3f& v : state_.velocities)
+        maxSpeed_ = std::max(maxSpeed_, v.norm());
+    maxAccel_ = config_.gravity.norm();
+    time_ = 0.0;
+    // Start small and let the iteration-aware control grow dt: the first steps must build the
+    // whole hydrostatic pressure from zero, which a large first dt cannot do in few iterations.
+    dtScale_ = 0.1f;
+    last_ = StepResult{};
+}
+
+void PcisphSolver::resizeWorkArrays(size_t n) {
+    // The per-step arrays only need the size; the lagged tension/vorticity fields restart.
     for (auto& p : predicted_)
         p.resize(n);
     predictedVelocity_.resize(n);
@@ -121,15 +135,6 @@ void PcisphSolver::setParticles(std::vector<Vec3f> positions, std::vector<Vec3f>
     boundaryBegin_.resize(n);
     boundaryCount_.resize(n);
     blocks_.resize((n + kBlock - 1) / kBlock);
-    maxSpeed_ = 0.0f;
-    for (const Vec3f& v : state_.velocities)
-        maxSpeed_ = std::max(maxSpeed_, v.norm());
-    maxAccel_ = config_.gravity.norm();
-    time_ = 0.0;
-    // Start small and let the iteration-aware control grow dt: the first steps must build the
-    // whole hydrostatic pressure from zero, which a large first dt cannot do in few iterations.
-    dtScale_ = 0.1f;
-    last_ = StepResult{};
 }
 
 void PcisphSolver::removeParticles(std::span<const uint8_t> drop) {
@@ -148,25 +153,7 @@ void PcisphSolver::removeParticles(std::span<const uint8_t> drop) {
     if (k == drop.size())
         return;
     state_.resize(k);
-    // The per-particle work arrays only need the new size; the lagged tension/vorticity fields
-    // restart (as after setParticles) and the neighbour lists are rebuilt by the next step.
-    for (auto& p : predicted_)
-        p.resize(k);
-    predictedVelocity_.resize(k);
-    accelNonPressure_.resize(k);
-    accelPressure_.assign(k, Vec3f::Zero());
-    predictedDensity_.resize(k);
-    normalsPrev_.assign(k, Vec3f::Zero());
-    normalsNext_.assign(k, Vec3f::Zero());
-    omegaNormPrev_.assign(k, 0.0f);
-    omegaNormNext_.assign(k, 0.0f);
-    volume_.assign(k, 0.0f);
-    normalsValid_ = omegaValid_ = false;
-    fluidBegin_.resize(k);
-    fluidCount_.resize(k);
-    boundaryBegin_.resize(k);
-    boundaryCount_.resize(k);
-    blocks_.resize((k + kBlock - 1) / kBlock);
+    resizeWorkArrays(k); // the neighbour lists are rebuilt by the next step
     listsCurrent_ = false;
 }
 

@@ -121,6 +121,8 @@ private:
         std::vector<uint32_t> fluid, boundary;
     };
     void deriveConstants();
+    /// Sizes the per-particle work arrays for n particles (setParticles, removeParticles).
+    void resizeWorkArrays(size_t n);
     void sortParticles();
     void buildNeighborLists();
     void computeNonPressure(float dt);

@@ -24,6 +24,22 @@ bool presented(app::MainWindow& w, const std::function<bool(const app::Published
         ms);
 }
 
+/// The resting tank the stir tests push on (coarse, so it settles quickly).
+app::MainWindowOptions calmTankOptions() {
+    app::MainWindowOptions o;
+    o.scene = "tank";
+    o.overrides = {"particleRadius=0.02"};
+    o.persistSettings = false;
+    return o;
+}
+
+Vec3f fluidCentre(const FrameSnapshot& f) {
+    Vec3f mean = Vec3f::Zero();
+    for (const Vec3f& p : f.positions)
+        mean += p;
+    return mean / float(f.positions.size());
+}
+
 float maxSpeed(const FrameSnapshot& f) {
     float v = 0.0f;
     for (const Vec3f& u : f.velocities)
@@ -77,11 +93,7 @@ private slots:
     }
 
     void stirVisiblyPushesWater() {
-        app::MainWindowOptions o;
-        o.scene = "tank"; // at rest: any speed comes from the stir
-        o.overrides = {"particleRadius=0.02"};
-        o.persistSettings = false;
-        app::MainWindow w(o);
+        app::MainWindow w(calmTankOptions()); // at rest: any speed comes from the stir
         w.resize(1000, 700);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -94,10 +106,7 @@ private slots:
         QVERIFY(view->stirStrength() >= 5.0f && view->stirRadius() > 0.0f); // default: a visible push
         // Aim at the middle of the water.
         const auto f0 = view->frame()->snapshot;
-        Vec3f mean = Vec3f::Zero();
-        for (const Vec3f& p : f0->positions)
-            mean += p;
-        mean /= float(f0->positions.size());
+        const Vec3f mean = fluidCentre(*f0);
         const glm::vec2 px = view->camera().project(render::toGlm(mean));
         QSignalSpy stirs(view, &app::ViewportWidget::stirRequested);
         const uint64_t step0 = f0->step;
@@ -122,11 +131,7 @@ private slots:
 
     void stirDragCarriesWaterAlongTheCursor() {
         // Moving the held cursor drags the water under it along (a push only while it holds still).
-        app::MainWindowOptions o;
-        o.scene = "tank";
-        o.overrides = {"particleRadius=0.02"};
-        o.persistSettings = false;
-        app::MainWindow w(o);
+        app::MainWindow w(calmTankOptions());
         w.resize(1000, 700);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -134,10 +139,7 @@ private slots:
         app::ViewportWidget* view = w.viewport();
         view->setTool(app::ViewportWidget::Tool::Stir);
         const auto f0 = view->frame()->snapshot;
-        Vec3f mean = Vec3f::Zero();
-        for (const Vec3f& p : f0->positions)
-            mean += p;
-        mean /= float(f0->positions.size());
+        const Vec3f mean = fluidCentre(*f0);
         const glm::vec2 start = view->camera().project(render::toGlm(mean));
         const glm::vec3 forward = view->camera().forward();
         const glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0.0f, 1.0f, 0.0f)));

@@ -102,13 +102,17 @@ private slots:
                  qPrintable(QString("level moved %1 m").arg(res.surfaceShift)));
     }
 
+    /// A 0.2 m deep pool at r = 8 mm with a 0.12 m box of 0.5 rho0 centred at height y.
+    static SceneDescription poolWithLightBox(float y) {
+        SceneDescription scene = column(0.008f, 25, 0.2f);
+        scene.bodiesJson = R"([{"shape": "box", "size": 0.12, "relativeDensity": 0.5, "position": [0.2, )" +
+                           std::to_string(y) + R"(, 0.2]}])";
+        return scene;
+    }
+
     void poolWithFloatingBox() {
         // A 0.5 rho0 box set 2 mm above a 0.2 m deep pool: it sinks in and bobs.
-        const float r = 0.008f;
-        SceneDescription scene = column(r, 25, 0.2f);
-        scene.bodiesJson =
-            R"([{"shape": "box", "size": 0.12, "relativeDensity": 0.5, "position": [0.2, 0.262, 0.2]}])";
-        Simulation sim(scene, {"surfaceEnabled=false"});
+        Simulation sim(poolWithLightBox(0.262f), {"surfaceEnabled=false"});
         const RestResult res = settle(sim, 0.5);
         const float y = sim.bodyStats()[0].position.y();
         const double vBody = sim.bodyStats()[0].velocity.norm();
@@ -129,11 +133,7 @@ private slots:
         // restarts drove dt to timeStepMin and the 1/dt^2 pressure threw fluid and box out:
         // frame 1 had 711 steps, max speed 2535 m/s, blowUp (the box at 4.9 m/s). Culled to d0:
         // 0.47 m/s, 24 steps.
-        const float r = 0.008f;
-        SceneDescription scene = column(r, 25, 0.2f);
-        scene.bodiesJson =
-            R"([{"shape": "box", "size": 0.12, "relativeDensity": 0.5, "position": [0.2, 0.2, 0.2]}])";
-        Simulation sim(scene, {"surfaceEnabled=false"});
+        Simulation sim(poolWithLightBox(0.2f), {"surfaceEnabled=false"});
         double peak = 0.0;
         bool blowUp = false;
         while (sim.time() < 0.1 - 1e-9) {
