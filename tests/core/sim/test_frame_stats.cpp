@@ -48,13 +48,42 @@ private slots:
         scene.fluidBoxes[0].box = Aabb(Vec3f::Zero(), Vec3f(0.55f, 29.4f * 2.0f * r, 0.55f));
         scene.sampleFluid(r, x, v);
         QCOMPARE(x.size(), size_t(30 * 29 * 30));
-        // ... but never past the container wall: a box flush with a wall 29.6 spacings away keeps 29.
-        scene.container = Aabb(Vec3f::Zero(), Vec3f(29.6f * 2.0f * r, 1.0f, 1.0f));
+        // ... but never past the container wall: a box flush with the far wall only (29.6 spacings
+        // away from its min side) keeps 29.
+        scene.container = Aabb(Vec3f(-0.1f, 0.0f, 0.0f), Vec3f(29.6f * 2.0f * r, 1.0f, 1.0f));
         scene.fluidBoxes[0].box = Aabb(Vec3f::Zero(), Vec3f(29.6f * 2.0f * r, 0.55f, 0.55f));
         scene.sampleFluid(r, x, v);
         QCOMPARE(x.size(), size_t(29 * 30 * 30));
         for (const Vec3f& p : x)
             QVERIFY(p.x() <= scene.container.max.x() - r + 1e-5f);
+    }
+
+    void latticeFillsWallToWallAxes() {
+        // A tank 0.15 m wide at r = 4.25 mm: 17.6 spacings. Along x and z the box spans the
+        // container, so the layers fill it (outer layers half a spacing from each wall: no gap for
+        // the column to slump into); the cell volume stays (2r)^3 by giving the stretch back in y.
+        const float r = 0.00425f, d0 = 2.0f * r;
+        SceneDescription scene = pool(r, Vec3f(0.15f, 0.6f, 0.15f), 0.35f);
+        std::vector<Vec3f> x, v;
+        scene.sampleFluid(r, x, v);
+        Vec3f lo = Vec3f::Constant(1e9f), hi = Vec3f::Constant(-1e9f);
+        for (const Vec3f& p : x) {
+            lo = lo.cwiseMin(p);
+            hi = hi.cwiseMax(p);
+        }
+        const int n = 18; // round(0.15 / 0.0085) = round(17.65)
+        const float s = 0.15f / float(n), sy = d0 * d0 * d0 / (s * s);
+        const int ny = int(std::lround(0.35 / sy));
+        QCOMPARE(x.size(), size_t(n * ny * n));
+        QCOMPARE(scene.estimateParticleCount(r), x.size());
+        for (int a : {0, 2}) {
+            QVERIFY(std::abs(lo[a] - 0.5f * s) < 1e-5f);
+            QVERIFY(std::abs(hi[a] - (0.15f - 0.5f * s)) < 1e-5f);
+        }
+        QVERIFY(std::abs(lo.y() - 0.5f * sy) < 1e-5f);             // on the floor
+        QVERIFY(std::abs(hi.y() + 0.5f * sy - 0.35f) < 0.5f * sy); // the depth within half a layer
+        // Rest density: the lattice's cell volume is (2r)^3, so the fluid starts at rho0.
+        QVERIFY(std::abs(s * s * sy / (d0 * d0 * d0) - 1.0f) < 1e-5f);
     }
 
     void fineRadiusAllowed() {
