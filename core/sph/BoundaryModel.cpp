@@ -187,6 +187,13 @@ bool BoundaryModel::hasForceTrackedObjects() const {
     return false;
 }
 
+int BoundaryModel::occupiedObjectCount() const {
+    int n = 0;
+    for (const Object& o : objects_)
+        n += (o.valid && o.count > 0) ? 1 : 0;
+    return n;
+}
+
 void BoundaryModel::clearForces() {
     std::fill(forces_.begin(), forces_.end(), Vec3f::Zero());
 }

@@ -64,6 +64,8 @@ public:
     /// Rebuilds the grid and the sorted copies if anything moved; cheap otherwise.
     void update();
     bool hasForceTrackedObjects() const;
+    /// Valid objects with particles (the container walls count as one).
+    int occupiedObjectCount() const;
     /// True when objects moved or changed since the last update() (its grid will be rebuilt).
     bool needsUpdate() const { return dirty_; }
     const NeighborGrid& grid() const { return grid_; }

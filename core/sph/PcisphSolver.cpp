@@ -16,6 +16,28 @@ namespace octo {
 
 namespace {
 
+// Pressure a static wall sample stands for, over rho_i^2: the fluid's pressure mirrored into the
+// wall and continued hydrostatically to the sample, p_b = p_i + rho_i g . (x_b - x_i) (after the
+// extrapolation of Adami et al. 2012), clamped at 0. Akinci 2012 eq. 10 pushes with p_i alone,
+// half of what the missing fluid would: a wall-adjacent particle had to be compressed to be held,
+// three-wall corners ran away (tank at r = 4.25 mm: corner pressures 10-20x hydrostatic, 6.7 m/s
+// and 122 J in the first frame), and a p_b without the hydrostatic part leaves the fluid at a
+// vertical wall under-supported (particles circulating down the vertical edges, 0.3-0.4 m/s).
+// Only while the boundary is the container alone (no body of any kind): with two-way bodies the
+// solver keeps the total-acceleration dt bound (see step()) and the stronger wall pressure then
+// cut dt until the pool sloshed (test_buoyancy: levels 4 cm apart); with the kinematic cylinder
+// particles reached the safety net (test_rigid_coupling); a lone two-way body would lose momentum
+// balance (its reaction is Akinci's). Adding the first body switches the
+// walls back to Akinci's term (the pool resettles by a few mm).
+inline float wallPressureOverRho2(float pOverRho2, float rho, const Vec3f& gravity, const Vec3f& xik) {
+    return std::max(0.0f, pOverRho2 - gravity.dot(xik) / rho);
+}
+
+// The boundary is one static object (the container walls): no body of any kind.
+bool containerOnly(const BoundaryModel& boundary) {
+    return !boundary.hasForceTrackedObjects() && boundary.occupiedObjectCount() <= 1;
+}
+
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -292,6 +314,7 @@ void PcisphSolver::computeNonPressure(float dt) {
     const auto psi = boundary_.sortedPsi();
     const auto tracked = boundary_.sortedTracked();
     const bool track = boundary_.hasForceTrackedObjects();
+    const bool mirrorWalls = containerOnly(boundary_); // see wallPressureOverRho2
     const Vec3f* xs = state_.positions.data();
     const Vec3f* vs = state_.velocities.data();
     Vec3f* xPred = predicted_[0].data();
@@ -321,7 +344,7 @@ void PcisphSolver::computeNonPressure(float dt) {
         for (uint32_t i = begin; i < end; ++i) {
             const Vec3f xi = xs[i], vi = vs[i];
             Vec3f a = Vec3f::Zero();
-            Vec3f gradF = Vec3f::Zero(), gradB = Vec3f::Zero();
+            Vec3f gradF = Vec3f::Zero(), gradB = Vec3f::Zero(), gradWall = Vec3f::Zero();
             float gradSq = 0.0f;
             {
                 const uint32_t* nb = fn + fluidBegin_[i];
@@ -368,6 +391,8 @@ void PcisphSolver::computeNonPressure(float dt) {
                     const float r2 = xik.squaredNorm();
                     const float gf = K.gradFactor(r2);
                     gradB += (psi[k] * gf) * xik;
+                    if (mirrorWalls)
+                        gradWall += (psi[k] * gf) * xik; // walls push with the mirrored pressure too
                     const float vx = (vi - vb[k]).dot(xik);
                     if (vx < 0.0f && nuB > 0.0f) {
                         const Vec3f ga = (psi[k] * (-nuB * vx / (r2 + eps)) * gf) * xik;
@@ -387,9 +412,9 @@ void PcisphSolver::computeNonPressure(float dt) {
             // Beyond the paper: the prototype delta assumes a full, symmetric neighbourhood. In a
             // wall corner the one-sided neighbours respond up to ~2x more strongly to a pressure
             // change and the correction oscillates and diverges. The same derivation with the
-            // particle's own neighbours (boundary pushing with p_i/rho_i^2 only) gives delta_i;
-            // the solver uses min(delta_prototype, delta_i), i.e. never stiffer than the paper.
-            const Vec3f A = m * gradF + gradB, B = 2.0f * m * gradF + gradB;
+            // particle's own neighbours (bodies pushing with p_i/rho_i^2, walls with twice that) gives
+            // delta_i; the solver uses min(delta_prototype, delta_i), i.e. never stiffer than the paper.
+            const Vec3f A = m * gradF + gradB, B = 2.0f * m * gradF + gradB + gradWall;
             const float local = A.dot(B) + 2.0f * m * m * gradSq;
             deltaScale_[i] = local > protoDenominator ? protoDenominator / local : 1.0f;
             a += g;
@@ -465,6 +490,9 @@ void PcisphSolver::computePressureForce(float dt, int cur) {
     const Vec3f* X = predicted_[cur].data();
     Vec3f* Xn = predicted_[cur ^ 1].data();
     const float* pr = pressureOverRho2_.data();
+    const float* rhoPred = predictedDensity_.data();
+    const Vec3f g = config_.gravity;
+    const bool mirrorWalls = containerOnly(boundary_); // see wallPressureOverRho2
     std::atomic<float> maxV2{0.0f}, maxA2{0.0f};
     std::atomic<bool> finite{true};
     const Vec3f* xs = state_.positions.data();
@@ -489,7 +517,9 @@ void PcisphSolver::computePressureForce(float dt, int cur) {
                 for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
                     const uint32_t k = bnb[q];
                     const Vec3f xik = xi - (xb[k] + dt * vb[k]);
-                    a -= (psi[k] * pri * K.gradFactor(xik.squaredNorm())) * xik; // Akinci 2012 eq. 10
+                    // Akinci 2012 eq. 10; container walls alone add their mirrored pressure (see top).
+                    const float pk = mirrorWalls ? pri + wallPressureOverRho2(pri, rhoPred[i], g, xik) : pri;
+                    a -= (psi[k] * pk * K.gradFactor(xik.squaredNorm())) * xik;
                 }
             }
             accelPressure_[i] = a;

@@ -13,6 +13,9 @@
 // recomputed for every new dt.
 //
 // Beyond the paper, for robustness (each explained where it is implemented):
+//  - while the boundary is the container alone, its walls push with the fluid's pressure mirrored
+//    and continued hydrostatically into them (p_i + p_b, Adami et al. 2012), not Akinci's p_i
+//    alone (see wallPressureOverRho2); with any body the boundary keeps Akinci eq. 10;
 //  - delta_i = min(delta_prototype, delta from i's own neighbours incl. boundary): one-sided
 //    neighbourhoods in wall corners would otherwise be over-corrected and oscillate;
 //  - a step whose prediction moves particles more than d0 (cached lists would be invalid),

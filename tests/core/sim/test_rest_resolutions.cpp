@@ -57,8 +57,7 @@ RestResult settle(Simulation& sim, double seconds) {
     return res;
 }
 
-SceneDescription column(float r, int cells, float depth) {
-    const float w = float(cells) * 2.0f * r;
+SceneDescription column(float r, float w, float depth) {
     SceneDescription scene;
     scene.name = "rest-column";
     scene.particleRadius = r;
@@ -74,16 +73,19 @@ class TestRestResolutions : public QObject {
 private slots:
     void tankAtRest_data() {
         QTest::addColumn<float>("radius");
-        QTest::addColumn<int>("cells");
-        QTest::newRow("r=12mm") << 0.012f << 25; // the tank's 0.6 m width
-        QTest::newRow("r=8.5mm") << 0.0085f << 12;
-        QTest::newRow("r=6.25mm") << 0.00625f << 12;
-        QTest::newRow("r=4.5mm") << 0.0045f << 12;
+        QTest::addColumn<float>("width");
+        QTest::newRow("r=12mm") << 0.012f << 0.6f; // the tank's 0.6 m width
+        QTest::newRow("r=8.5mm") << 0.0085f << 12 * 0.017f;
+        QTest::newRow("r=6.25mm") << 0.00625f << 12 * 0.0125f;
+        QTest::newRow("r=4.5mm") << 0.0045f << 12 * 0.009f;
+        // Half the tank's radius in a width that is no whole number of spacings (17.6): before the
+        // lattice filled wall-to-wall axes, the column slumped into the 0.65-spacing gap (4.2 m/s).
+        QTest::newRow("r=4.25mm, 0.15 m") << 0.00425f << 0.15f;
     }
     void tankAtRest() {
         QFETCH(float, radius);
-        QFETCH(int, cells);
-        Simulation sim(column(radius, cells, 0.35f), {"surfaceEnabled=false"});
+        QFETCH(float, width);
+        Simulation sim(column(radius, width, 0.35f), {"surfaceEnabled=false"});
         const RestResult res = settle(sim, 0.5);
         qInfo("r = %.4f m, %zu particles: max speed %.4f m/s at 0.5 s (peak %.4f), level moved %.4f m, "
               "energy %.3f -> %.3f J, blowUp %d",
@@ -93,18 +95,21 @@ private slots:
         QCOMPARE(sim.escapedCount(), size_t(0));
         QVERIFY(!res.blowUp);
         QVERIFY(res.energyEnd < res.energyStart); // settling only loses energy
-        // Before the fix the 6.25 mm tank erupted: 6.2 m/s, the surface 0.22 m higher.
-        QVERIFY2(res.peakSpeed < 1.5, qPrintable(QString("peak speed %1 m/s").arg(res.peakSpeed)));
-        QVERIFY2(res.maxSpeed < 0.3, qPrintable(QString("max speed %1 m/s").arg(res.maxSpeed)));
-        // Measured: the level settles 8-11 mm (2-3 % of the depth, eta plus the wall gaps) at
-        // every radius; the issue's "within r" holds only at r = 12 mm.
-        QVERIFY2(std::abs(res.surfaceShift) < 0.015,
+        // Before the fixes the 6.25 mm tank erupted (6.2 m/s, the surface 0.22 m higher), the
+        // 0.15 m tank at 4.25 mm reached 4.2 m/s. Measured with the mirrored wall pressure and the
+        // wall-filling lattice: peaks 0.19-0.43 m/s, 0.08-0.15 m/s at 0.5 s (the issue's
+        // 0.05 m/s is not reached: a slow start-up wave remains, see BENCHMARKS).
+        QVERIFY2(res.peakSpeed < 0.7, qPrintable(QString("peak speed %1 m/s").arg(res.peakSpeed)));
+        QVERIFY2(res.maxSpeed < 0.2, qPrintable(QString("max speed %1 m/s").arg(res.maxSpeed)));
+        // Measured: the level settles 3.8-4.2 mm at every radius (it was 8-11 mm with Akinci's
+        // one-sided wall pressure), i.e. within r down to r = 4.25 mm.
+        QVERIFY2(std::abs(res.surfaceShift) < 0.005,
                  qPrintable(QString("level moved %1 m").arg(res.surfaceShift)));
     }
 
     /// A 0.2 m deep pool at r = 8 mm with a 0.12 m box of 0.5 rho0 centred at height y.
     static SceneDescription poolWithLightBox(float y) {
-        SceneDescription scene = column(0.008f, 25, 0.2f);
+        SceneDescription scene = column(0.008f, 0.4f, 0.2f);
         scene.bodiesJson = R"([{"shape": "box", "size": 0.12, "relativeDensity": 0.5, "position": [0.2, )" +
                            std::to_string(y) + R"(, 0.2]}])";
         return scene;

@@ -214,7 +214,10 @@ private slots:
         }
         qInfo("peak fluid speed after adding: %.3f m/s", peak);
         QCOMPARE(sim.nonFiniteCount(), size_t(0));
-        QVERIFY2(peak < 1.5, qPrintable(QString("peak %1 m/s").arg(peak)));
+        // Before the cull: 2 535 m/s. Measured 1.3-1.4 m/s with Akinci's wall pressure throughout;
+        // 1.8 m/s now that the first body also switches the walls from the mirrored pressure back
+        // to Akinci's (PcisphSolver: the pool at r = 20 mm resettles by a few mm).
+        QVERIFY2(peak < 2.0, qPrintable(QString("peak %1 m/s").arg(peak)));
         sim.removeBody(id);
     }
 
