@@ -60,6 +60,9 @@ public:
 
     /// Calls f(begin, end) for each non-empty cell within ceil(radius / cellSize) cells of x.
     template <class F> void forEachCandidateRange(const Vec3f& x, float radius, F&& f) const;
+    /// Calls f(begin, end) for each non-empty cell overlapping the box [lo, hi] (clamped to the
+    /// grid) until f returns false; returns false if it stopped early.
+    template <class F> bool forEachRangeInBox(const Vec3f& lo, const Vec3f& hi, F&& f) const;
 
     /// Calls f(j, xj, r2) for every sorted point j with |x - xj|^2 <= radius^2.
     /// sortedPositions must be the points in sorted order (index j = sorted index).
@@ -123,6 +126,19 @@ template <class F> void NeighborGrid::forEachCandidateRange(const Vec3f& x, floa
                 if (b != e)
                     f(b, e);
             }
+}
+
+template <class F> bool NeighborGrid::forEachRangeInBox(const Vec3f& lo, const Vec3f& hi, F&& f) const {
+    const Vec3i c0 = cellOf(lo), c1 = cellOf(hi);
+    for (int z = c0.z(); z <= c1.z(); ++z)
+        for (int y = c0.y(); y <= c1.y(); ++y)
+            for (int x = c0.x(); x <= c1.x(); ++x) {
+                const uint32_t r = rankOf(Vec3i(x, y, z));
+                const uint32_t b = cellStart_[r], e = cellStart_[r + 1];
+                if (b != e && !f(b, e))
+                    return false;
+            }
+    return true;
 }
 
 } // namespace octo

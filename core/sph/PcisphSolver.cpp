@@ -27,8 +27,8 @@ namespace {
 // solver keeps the total-acceleration dt bound (see step()) and the stronger wall pressure then
 // cut dt until the pool sloshed (test_buoyancy: levels 4 cm apart); with the kinematic cylinder
 // particles reached the safety net (test_rigid_coupling); a lone two-way body would lose momentum
-// balance (its reaction is Akinci's). Adding the first body switches the
-// walls back to Akinci's term (the pool resettles by a few mm).
+// balance (its reaction is Akinci's). Adding the first body switches the walls back to Akinci's
+// term (the pool resettles by a few mm). step() decides once per step (mirrorWalls_).
 inline float wallPressureOverRho2(float pOverRho2, float rho, const Vec3f& gravity, const Vec3f& xik) {
     return std::max(0.0f, pOverRho2 - gravity.dot(xik) / rho);
 }
@@ -314,7 +314,8 @@ void PcisphSolver::computeNonPressure(float dt) {
     const auto psi = boundary_.sortedPsi();
     const auto tracked = boundary_.sortedTracked();
     const bool track = boundary_.hasForceTrackedObjects();
-    const bool mirrorWalls = containerOnly(boundary_); // see wallPressureOverRho2
+    // Walls pushing with the mirrored pressure respond twice as strongly (see wallPressureOverRho2).
+    const float wallResponse = mirrorWalls_ ? 2.0f : 1.0f;
     const Vec3f* xs = state_.positions.data();
     const Vec3f* vs = state_.velocities.data();
     Vec3f* xPred = predicted_[0].data();
@@ -344,7 +345,7 @@ void PcisphSolver::computeNonPressure(float dt) {
         for (uint32_t i = begin; i < end; ++i) {
             const Vec3f xi = xs[i], vi = vs[i];
             Vec3f a = Vec3f::Zero();
-            Vec3f gradF = Vec3f::Zero(), gradB = Vec3f::Zero(), gradWall = Vec3f::Zero();
+            Vec3f gradF = Vec3f::Zero(), gradB = Vec3f::Zero();
             float gradSq = 0.0f;
             {
                 const uint32_t* nb = fn + fluidBegin_[i];
@@ -391,8 +392,6 @@ void PcisphSolver::computeNonPressure(float dt) {
                     const float r2 = xik.squaredNorm();
                     const float gf = K.gradFactor(r2);
                     gradB += (psi[k] * gf) * xik;
-                    if (mirrorWalls)
-                        gradWall += (psi[k] * gf) * xik; // walls push with the mirrored pressure too
                     const float vx = (vi - vb[k]).dot(xik);
                     if (vx < 0.0f && nuB > 0.0f) {
                         const Vec3f ga = (psi[k] * (-nuB * vx / (r2 + eps)) * gf) * xik;
@@ -414,7 +413,7 @@ void PcisphSolver::computeNonPressure(float dt) {
             // change and the correction oscillates and diverges. The same derivation with the
             // particle's own neighbours (bodies pushing with p_i/rho_i^2, walls with twice that) gives
             // delta_i; the solver uses min(delta_prototype, delta_i), i.e. never stiffer than the paper.
-            const Vec3f A = m * gradF + gradB, B = 2.0f * m * gradF + gradB + gradWall;
+            const Vec3f A = m * gradF + gradB, B = 2.0f * m * gradF + wallResponse * gradB;
             const float local = A.dot(B) + 2.0f * m * m * gradSq;
             deltaScale_[i] = local > protoDenominator ? protoDenominator / local : 1.0f;
             a += g;
@@ -492,7 +491,7 @@ void PcisphSolver::computePressureForce(float dt, int cur) {
     const float* pr = pressureOverRho2_.data();
     const float* rhoPred = predictedDensity_.data();
     const Vec3f g = config_.gravity;
-    const bool mirrorWalls = containerOnly(boundary_); // see wallPressureOverRho2
+    const bool mirrorWalls = mirrorWalls_; // see wallPressureOverRho2
     std::atomic<float> maxV2{0.0f}, maxA2{0.0f};
     std::atomic<bool> finite{true};
     const Vec3f* xs = state_.positions.data();
@@ -613,6 +612,7 @@ const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
     const bool boundaryMoved = boundary_.needsUpdate();
     boundary_.update();
     const bool track = boundary_.hasForceTrackedObjects();
+    mirrorWalls_ = containerOnly(boundary_);
     if (track)
         boundary_.clearForces();
     if (n == 0) {

@@ -172,6 +172,7 @@ private:
     float maxAccelTotal_ = 0.0f;     // pressure included: the bound used with two-way coupled bodies
     float maxSpeedCandidate_ = 0.0f; // of the latest prediction
     bool finiteCandidate_ = true;
+    bool mirrorWalls_ = false;  // this step: the container alone, walls mirror the pressure (.cpp)
     bool listsCurrent_ = false; // refreshNeighborLists() ran since the last step (reused by it)
     float dtScale_ = 1.0f;      // < 1 after restarts / missed tolerance, recovers by 10 % per good step
     StepResult last_;

@@ -22,21 +22,18 @@ void BlockParticles::collect(const NeighborGrid& grid, std::span<const Vec3f> xs
     unsorted_.clear();
     bucket_.clear();
     std::array<uint32_t, kSlabs * kSlabs> count{};
-    const Vec3i c0 = grid.cellOf(lo), c1 = grid.cellOf(hi);
-    for (int z = c0.z(); z <= c1.z(); ++z)
-        for (int y = c0.y(); y <= c1.y(); ++y)
-            for (int x = c0.x(); x <= c1.x(); ++x) {
-                const auto [b, e] = grid.cellRange(grid.rankOf(Vec3i(x, y, z)));
-                for (uint32_t j = b; j < e; ++j) {
-                    const Vec3f& p = xs[j];
-                    if ((p.array() < lo.array()).any() || (p.array() > hi.array()).any())
-                        continue;
-                    const int k = slab(p.z(), 2) * kSlabs + slab(p.y(), 1);
-                    unsorted_.push_back(p);
-                    bucket_.push_back(uint8_t(k));
-                    ++count[size_t(k)];
-                }
-            }
+    grid.forEachRangeInBox(lo, hi, [&](uint32_t b, uint32_t e) {
+        for (uint32_t j = b; j < e; ++j) {
+            const Vec3f& p = xs[j];
+            if ((p.array() < lo.array()).any() || (p.array() > hi.array()).any())
+                continue;
+            const int k = slab(p.z(), 2) * kSlabs + slab(p.y(), 1);
+            unsorted_.push_back(p);
+            bucket_.push_back(uint8_t(k));
+            ++count[size_t(k)];
+        }
+        return true;
+    });
     uint32_t s = 0;
     for (size_t k = 0; k < count.size(); ++k) {
         start_[k] = s;

@@ -97,11 +97,11 @@ public:
         }
         /// Pads the last batch with far points; call after the appends, before phi.
         void seal() {
-            const size_t padded = (count + kLanes - 1) / kLanes * kLanes;
-            x.resize(std::max(x.size(), padded));
-            y.resize(std::max(y.size(), padded));
-            z.resize(std::max(z.size(), padded));
-            for (size_t k = count; k < padded; ++k)
+            const size_t end = padded();
+            x.resize(std::max(x.size(), end));
+            y.resize(std::max(y.size(), end));
+            z.resize(std::max(z.size(), end));
+            for (size_t k = count; k < end; ++k)
                 x[k] = y[k] = z[k] = kFar;
         }
         size_t padded() const { return (count + kLanes - 1) / kLanes * kLanes; }

@@ -25,19 +25,15 @@ void Octree_Shao2016::nodeBox(int depth, const Vec3i& coord, Vec3f& lo, Vec3f& h
 }
 
 bool Octree_Shao2016::anyFluidIn(const Vec3f& lo, const Vec3f& hi) const {
-    const NeighborGrid& g = *in_.grid;
-    const Vec3i c0 = g.cellOf(lo), c1 = g.cellOf(hi);
-    for (int z = c0.z(); z <= c1.z(); ++z)
-        for (int y = c0.y(); y <= c1.y(); ++y)
-            for (int x = c0.x(); x <= c1.x(); ++x) {
-                const auto [b, e] = g.cellRange(g.rankOf(Vec3i(x, y, z)));
-                for (uint32_t j = b; j < e; ++j) {
-                    const Vec3f& p = in_.sortedPositions[j];
-                    if ((p.array() >= lo.array()).all() && (p.array() <= hi.array()).all())
-                        return true;
-                }
-            }
-    return false;
+    const bool none = in_.grid->forEachRangeInBox(lo, hi, [&](uint32_t b, uint32_t e) {
+        for (uint32_t j = b; j < e; ++j) {
+            const Vec3f& p = in_.sortedPositions[j];
+            if ((p.array() >= lo.array()).all() && (p.array() <= hi.array()).all())
+                return false; // found one: stop
+        }
+        return true;
+    });
+    return !none;
 }
 
 void Octree_Shao2016::leaf(ThreadCtx& ctx, int depth, const Vec3i& coord, CellClass cls) const {

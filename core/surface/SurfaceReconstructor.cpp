@@ -213,10 +213,13 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
         return;
     }
 
-    Aabb span;
+    // The particles' box: checked before any grid is sized, and the lattice's box below.
+    Aabb box;
     for (const Vec3f& p : positions)
-        span.extend(p);
-    checkSpan(span.extent().array() + 2.0f * (R + L), L);
+        box.extend(p);
+    const float margin = R + L;
+    const Vec3f ext = box.extent().array() + 2.0f * margin;
+    checkSpan(ext, L);
 
     // --- Detection (Marrone 2010) ---
     grid_.setDomainFromPoints(positions, std::max(h, R));
@@ -231,14 +234,8 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
 
     // --- Lattice shared by all methods: every corner within R of a particle lies inside. ---
     const auto t1 = Clock::now();
-    Aabb box;
-    for (const Vec3f& p : xs_)
-        box.extend(p);
-    const float margin = R + L;
     lattice_.origin = box.min.array() - margin;
     lattice_.cell = L;
-    const Vec3f ext = box.extent().array() + 2.0f * margin;
-    checkSpan(ext, L);
     for (int a = 0; a < 3; ++a)
         lattice_.dims[a] = std::max(1, int(std::ceil(double(ext[a]) / double(L))));
     depth_ = Octree_Shao2016::depthFor(lattice_.dims);
