@@ -21,8 +21,8 @@ QByteArray readResource(const QString& path) {
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-/// Source of a resource shader with `#define`s (and the shared sky function when it calls
-/// sky()) inserted after its #version line.
+/// Source of a resource shader with `#define`s (and the shared sky functions when it calls
+/// sky() or skyGradient()) inserted after its #version line.
 QByteArray shaderSource(const QString& path, const QStringList& defines) {
     QByteArray text = readResource(path);
     if (text.isEmpty())
@@ -30,7 +30,7 @@ QByteArray shaderSource(const QString& path, const QStringList& defines) {
     QByteArray extra;
     for (const QString& d : defines)
         extra += "#define " + d.toUtf8() + "\n";
-    if (text.contains("sky("))
+    if (text.contains("sky(") || text.contains("skyGradient("))
         extra += readResource(":/shaders/sky.glsl");
     const qsizetype eol = text.indexOf('\n');
     return eol < 0 ? text : text.insert(eol + 1, extra);
@@ -135,7 +135,7 @@ bool SceneRenderer::initialize(QString* error) {
     glEnableVertexAttribArray(kPos);
     glVertexAttribPointer(kPos, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
     glBindVertexArray(0);
-    for (unsigned* tex : {&shadowTex_, &thicknessTex_}) {
+    for (unsigned* tex : {&shadowTex_, &thicknessTex_[0], &thicknessTex_[1], &thicknessTex_[2]}) {
         glGenTextures(1, tex);
         glBindTexture(GL_TEXTURE_2D, *tex);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
@@ -143,7 +143,7 @@ bool SceneRenderer::initialize(QString* error) {
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     }
-    glGenFramebuffers(1, &thicknessFbo_);
+    glGenFramebuffers(GLsizei(thicknessFbo_.size()), thicknessFbo_.data());
     glBindTexture(GL_TEXTURE_2D, 0);
     initialized_ = true;
     return true;
@@ -161,10 +161,10 @@ void SceneRenderer::release() {
     glDeleteBuffers(GLsizei(std::size(buffers)), buffers);
     const unsigned vaos[] = {fluidVao_, boundaryVao_, octreeVao_, emptyVao_, floorVao_};
     glDeleteVertexArrays(5, vaos);
-    const unsigned textures[] = {shadowTex_, thicknessTex_};
-    glDeleteTextures(2, textures);
-    glDeleteFramebuffers(1, &thicknessFbo_);
-    thicknessW_ = thicknessH_ = 0;
+    glDeleteTextures(1, &shadowTex_);
+    glDeleteTextures(GLsizei(thicknessTex_.size()), thicknessTex_.data());
+    glDeleteFramebuffers(GLsizei(thicknessFbo_.size()), thicknessFbo_.data());
+    thicknessW_ = thicknessH_ = thicknessPaints_ = 0;
     octreeCount_ = 0;
     octreeOutlines_.reset();
     octreeEdges_.clear();
@@ -173,6 +173,7 @@ void SceneRenderer::release() {
         p->reset();
     initialized_ = false;
     uploadedFrame_ = uploadedColorsFrame_ = uploadedOctreeFrame_ = sortedFrame_ = shadowFrame_ = nullptr;
+    uploadedSurfaceSerial_ = 0;
     uploadedColorKey_ = uploadedFloorKey_ = -1;
 }
 
@@ -265,8 +266,12 @@ void SceneRenderer::syncBuffers(const RenderSettings& st, const OrbitCamera& cam
         } else {
             boundaryCount_ = -1; // stale: uploaded lazily when the toggle goes on
         }
-        uploadMesh(surfaceMesh_, f->surfaceMesh);
-        ++uploads_.surfaceMesh;
+        // Snapshots come every step, the surface once per frame: upload a mesh only when it is new.
+        if (f->surfaceSerial == 0 || f->surfaceSerial != uploadedSurfaceSerial_) {
+            uploadMesh(surfaceMesh_, f->surfaceMesh);
+            ++uploads_.surfaceMesh;
+            uploadedSurfaceSerial_ = f->surfaceSerial;
+        }
         // Body shapes never change: upload each shared mesh once, drop the ones gone.
         std::map<const TriangleMesh*, std::pair<std::shared_ptr<const TriangleMesh>, MeshBuffers>> kept;
         for (const BodySnapshot& b : f->bodies) {
@@ -383,6 +388,8 @@ void SceneRenderer::render(const OrbitCamera& camera, const RenderSettings& sett
 
     const glm::mat4 view = camera.view(), proj = camera.projection();
     const bool water = st.shading == Shading::Water;
+    const bool waterMesh = water && st.showMesh && surfaceMesh_.indexCount > 0;
+    const unsigned thicknessTex = waterMesh ? drawThickness(camera, fbWidth, fbHeight) : 0;
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glEnable(GL_BLEND);
@@ -418,8 +425,8 @@ void SceneRenderer::render(const OrbitCamera& camera, const RenderSettings& sett
     if (st.showOctree())
         drawOctree(st, camera);
     if (st.showMesh && surfaceMesh_.indexCount > 0) {
-        if (water) {
-            drawWater(camera, fbWidth, fbHeight);
+        if (waterMesh) {
+            drawWater(camera, fbWidth, fbHeight, thicknessTex);
         } else {
             // Translucent water: no depth writes, back faces first then front faces, so the
             // near surface blends over the far one without sorting triangles.
@@ -453,7 +460,7 @@ bool SceneRenderer::syncOctree(const OctreeFilter& filter) {
         uploadedOctreeFrame_ = frame_.get();
         octreeFilter_ = filter;
     }
-    if (!octreeOutlines_.take(octreeEdges_, octreeDepthRange_, waitForOverlays_))
+    if (!octreeOutlines_.take(octreeEdges_, octreeDepthRange_, exactRender_))
         return false;
     glBindBuffer(GL_ARRAY_BUFFER, octreeEdgeVbo_);
     glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(octreeEdges_.size() * sizeof(OctreeEdgeVertex)),
@@ -530,25 +537,32 @@ void SceneRenderer::drawSkyAndFloor(const OrbitCamera& camera) {
     glDepthFunc(GL_LESS);
 }
 
-void SceneRenderer::drawWater(const OrbitCamera& camera, int fbWidth, int fbHeight) {
+unsigned SceneRenderer::drawThickness(const OrbitCamera& camera, int fbWidth, int fbHeight) {
     const glm::mat4 view = camera.view(), proj = camera.projection(), model(1.0f);
     GLint previousFbo = 0;
     glGetIntegerv(GL_FRAMEBUFFER_BINDING, &previousFbo);
-    // 1. Thickness at quarter resolution (soft anyway): signed distances summed by additive blending.
+    // Quarter resolution (soft anyway): signed distances summed by additive blending.
     const int tw = std::max(fbWidth / 4, 1), th = std::max(fbHeight / 4, 1);
     if (tw != thicknessW_ || th != thicknessH_) {
-        glBindTexture(GL_TEXTURE_2D, thicknessTex_);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, tw, th, 0, GL_RED, GL_FLOAT, nullptr);
-        glBindFramebuffer(GL_FRAMEBUFFER, thicknessFbo_);
-        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, thicknessTex_, 0);
+        for (size_t k = 0; k < thicknessTex_.size(); ++k) {
+            glBindTexture(GL_TEXTURE_2D, thicknessTex_[k]);
+            glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, tw, th, 0, GL_RED, GL_FLOAT, nullptr);
+            glBindFramebuffer(GL_FRAMEBUFFER, thicknessFbo_[k]);
+            glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, thicknessTex_[k], 0);
+        }
         thicknessW_ = tw;
         thicknessH_ = th;
+        thicknessPaints_ = 0;
     }
-    glBindFramebuffer(GL_FRAMEBUFFER, thicknessFbo_);
+    const size_t current = size_t(thicknessPaints_ % 3), previous = size_t((thicknessPaints_ + 2) % 3);
+    const bool usePrevious = !exactRender_ && thicknessPaints_ > 0;
+    ++thicknessPaints_;
+    glBindFramebuffer(GL_FRAMEBUFFER, thicknessFbo_[current]);
     glViewport(0, 0, tw, th);
     glClearColor(0.0f, 0.0f, 0.0f, 0.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     glDisable(GL_DEPTH_TEST);
+    glEnable(GL_BLEND);
     glBlendFunc(GL_ONE, GL_ONE);
     thicknessProgram_->bind();
     glUniformMatrix4fv(thicknessProgram_->uniformLocation("model"), 1, GL_FALSE, glm::value_ptr(model));
@@ -558,7 +572,18 @@ void SceneRenderer::drawWater(const OrbitCamera& camera, int fbWidth, int fbHeig
     glDrawElements(GL_TRIANGLES, surfaceMesh_.indexCount, GL_UNSIGNED_INT, nullptr);
     glBindFramebuffer(GL_FRAMEBUFFER, GLuint(previousFbo));
     glViewport(0, 0, fbWidth, fbHeight);
+    // Sampling the texture just drawn makes software GL (llvmpipe) finish every queued paint
+    // first: ~6 ms of a ~18 ms paint at the default scene. The live view takes the previous
+    // paint's thickness instead (one paint old, soft anyway); images stay exact.
+    return thicknessTex_[usePrevious ? previous : current];
+}
+
+void SceneRenderer::drawWater(const OrbitCamera& camera, int fbWidth, int fbHeight, unsigned thicknessTex) {
+    const glm::mat4 view = camera.view(), proj = camera.projection(), model(1.0f);
+    // 1. The thickness was drawn at the start of the paint (drawThickness).
+    glBindVertexArray(surfaceMesh_.vao);
     glEnable(GL_DEPTH_TEST);
+    thicknessProgram_->bind(); // its vertex stage is the mesh's: used for depth only here
 
     // 2. Depth pre-pass, so only the nearest water layer is shaded (no triangle sorting).
     glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
@@ -575,7 +600,6 @@ void SceneRenderer::drawWater(const OrbitCamera& camera, int fbWidth, int fbHeig
     glUniformMatrix3fv(p->uniformLocation("viewToWorld"), 1, GL_FALSE, glm::value_ptr(viewToWorld));
     const glm::vec3 sun = glm::normalize(glm::mat3(view) * glm::normalize(glm::vec3(0.45f, 0.75f, 0.5f)));
     p->setUniformValue("sunDirView", sun.x, sun.y, sun.z);
-    p->setUniformValue("viewportSize", float(fbWidth), float(fbHeight));
     // Absorption scaled to the container, so a full tank is tinted like a metre of sea water
     // would be in a pool: red goes first, blue last.
     float extent = 1.0f;
@@ -584,8 +608,9 @@ void SceneRenderer::drawWater(const OrbitCamera& camera, int fbWidth, int fbHeig
     const glm::vec3 sigma = glm::vec3(3.2f, 1.15f, 0.55f) / extent;
     p->setUniformValue("absorption", sigma.x, sigma.y, sigma.z);
     p->setUniformValue("deepColor", 0.02f, 0.22f, 0.33f);
+    p->setUniformValue("viewportSize", float(fbWidth), float(fbHeight));
     glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, thicknessTex_);
+    glBindTexture(GL_TEXTURE_2D, thicknessTex);
     p->setUniformValue("thickness", 0);
     glDepthFunc(GL_LEQUAL);
     glDepthMask(GL_FALSE);

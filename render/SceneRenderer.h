@@ -13,6 +13,7 @@
 
 #include <QOpenGLExtraFunctions>
 #include <QString>
+#include <array>
 #include <map>
 #include <memory>
 
@@ -43,9 +44,11 @@ public:
     std::pair<int, int> octreeDepthRange() const { return octreeDepthRange_; }
     /// Outline edges in the octree buffer (the shown nodes' edges, each once; one draw call).
     int octreeEdgeCount() const { return octreeCount_ / 2; }
-    /// Off-screen renders wait for the newest octree outlines; the live view (false) draws the
-    /// last built ones and paints again while octreePending().
-    void setWaitForOverlays(bool wait) { waitForOverlays_ = wait; }
+    /// Off-screen renders (images) are exact: they wait for the newest octree outlines and tint
+    /// the water by this paint's thickness. The live view (false) draws the last built outlines
+    /// (and paints again while octreePending()) and the previous paint's thickness, so software GL
+    /// never stalls on a texture it is still rasterising.
+    void setExactRender(bool exact) { exactRender_ = exact; }
     /// The octree outlines shown are not the newest wanted yet (a build runs in the background).
     bool octreePending() const { return octreeOutlines_.busy(); }
 
@@ -81,7 +84,10 @@ private:
     void drawLines(const LineBuffers& lines, const glm::mat4& view, const glm::mat4& proj);
     void drawOctree(const RenderSettings& st, const OrbitCamera& camera);
     void drawSkyAndFloor(const OrbitCamera& camera);
-    void drawWater(const OrbitCamera& camera, int fbWidth, int fbHeight);
+    /// The water's screen-space thickness (quarter resolution) into the next of three textures;
+    /// returns the texture the water pass samples (see setExactRender).
+    unsigned drawThickness(const OrbitCamera& camera, int fbWidth, int fbHeight);
+    void drawWater(const OrbitCamera& camera, int fbWidth, int fbHeight, unsigned thicknessTex);
     static OctreeFilter octreeFilter(const RenderSettings& settings);
     /// Asks for the outlines of the current frame and filter; uploads finished ones (true).
     bool syncOctree(const OctreeFilter& filter);
@@ -91,13 +97,17 @@ private:
     std::unique_ptr<QOpenGLShaderProgram> octreeProgram_, skyProgram_, floorProgram_, waterProgram_,
         thicknessProgram_;
     unsigned octreeVao_ = 0, octreeEdgeVbo_ = 0, emptyVao_ = 0, floorVao_ = 0;
-    unsigned shadowTex_ = 0, thicknessTex_ = 0, thicknessFbo_ = 0;
+    unsigned shadowTex_ = 0;
+    // Thickness ring: paint k draws into k % 3 and samples (k - 1) % 3, which no pending paint
+    // reads or writes any more (two would make paint k write what paint k - 1 still samples).
+    std::array<unsigned, 3> thicknessTex_{}, thicknessFbo_{};
+    int thicknessPaints_ = 0; ///< since the textures were (re)sized
     int octreeCount_ = 0, thicknessW_ = 0, thicknessH_ = 0;
     std::pair<int, int> octreeDepthRange_{0, 0};
     OctreeFilter octreeFilter_;                 ///< the filter last asked for
     std::vector<OctreeEdgeVertex> octreeEdges_; ///< what the octree buffer holds
     OctreeOutlineBuilder octreeOutlines_;
-    bool waitForOverlays_ = false;
+    bool exactRender_ = false;
     std::vector<float> shadowScratch_;
     const FrameSnapshot* shadowFrame_ = nullptr;
     int highlightedBody_ = -1;
@@ -114,6 +124,7 @@ private:
     float particleRadius_ = 0.01f;
     // What the current GPU buffers were built from.
     const FrameSnapshot* uploadedFrame_ = nullptr;
+    uint64_t uploadedSurfaceSerial_ = 0; ///< surface mesh in surfaceMesh_ (0: none or unserialised)
     const FrameSnapshot* uploadedColorsFrame_ = nullptr;
     const FrameSnapshot* uploadedOctreeFrame_ = nullptr;
     int uploadedColorKey_ = -1;

@@ -193,9 +193,9 @@ QImage ViewportWidget::renderImage(const QSize& pixels, render::OrbitCamera cam,
     QImage image;
     if (fbo.isValid() && fbo.bind()) {
         renderer_.setHighlightedBody(draggedBody());
-        renderer_.setWaitForOverlays(true); // an image shows the newest octree outlines
+        renderer_.setExactRender(true); // an image shows the newest octree outlines and water thickness
         renderer_.render(cam, settings_, pixels.width(), pixels.height());
-        renderer_.setWaitForOverlays(false);
+        renderer_.setExactRender(false);
         // flipped = true: GL rows start at the bottom, images at the top.
         image = fbo.toImage(true).convertToFormat(QImage::Format_RGB32);
         fbo.release();

@@ -1,5 +1,6 @@
 #include "sim/SurfaceStage.h"
 
+#include <atomic>
 #include <chrono>
 
 #ifdef __linux__
@@ -9,6 +10,12 @@
 #endif
 
 namespace octo {
+
+namespace {
+// Surface serials are unique in the process, so a renderer that outlives a simulation (scene
+// reload) never mistakes a new scene's first surface for the one it uploaded.
+std::atomic<uint64_t> lastSerial{0};
+} // namespace
 
 namespace {
 /// Scheduling priority (nice) of the calling thread; per thread on Linux, 0 elsewhere.
@@ -75,7 +82,8 @@ FrameSurfacePtr SurfaceStage::run(SurfaceJob& job) {
     }
     {
         std::lock_guard lock(mutex_);
-        out->serial = ++finished_; // not yet visible to other threads
+        ++finished_;
+        out->serial = ++lastSerial; // not yet visible to other threads
         latest_ = out;
     }
     cv_.notify_all();

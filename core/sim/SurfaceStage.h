@@ -35,7 +35,7 @@ struct SurfaceJob {
 /// One finished frame surface. result.lambda / surfaceFlag are in the job's particle order;
 /// flagById / lambdaById are indexed by particle id, to colour later particle states.
 struct FrameSurface {
-    uint64_t serial = 0; ///< 1, 2, ... per finished surface (a renderer re-uploads when it changes)
+    uint64_t serial = 0; ///< unique in the process, increasing (a renderer re-uploads when it changes)
     double time = 0.0;
     uint64_t step = 0;
     uint64_t generation = 0;

@@ -188,6 +188,30 @@ private slots:
                  before.bodyMeshes + 1); // new model → new mesh object
     }
 
+    void surfaceMeshUploadedOncePerSurface() {
+        // Snapshots arrive every solver step, the surface once per frame: a snapshot that carries
+        // the same surface (same serial) must not send the mesh to the GPU again.
+        auto withSurface = [&](uint64_t serial, float nudge) {
+            auto copy = std::make_shared<app::PublishedFrame>(*view_->frame());
+            auto snapshot = std::make_shared<FrameSnapshot>(*copy->snapshot);
+            snapshot->positions[0].x() += nudge;
+            snapshot->surfaceSerial = serial;
+            copy->snapshot = snapshot;
+            copy->serial += 1;
+            view_->setFrame(copy);
+            grab();
+        };
+        QVERIFY(!view_->frame()->snapshot->surfaceMesh.triangles.empty());
+        withSurface(1000001, 1e-4f);
+        const int first = view_->renderer().uploads().surfaceMesh;
+        const int positions = view_->renderer().uploads().positions;
+        withSurface(1000001, 1e-4f); // newer particles, same surface
+        QCOMPARE(view_->renderer().uploads().surfaceMesh, first);
+        QCOMPARE(view_->renderer().uploads().positions, positions + 1);
+        withSurface(1000002, 1e-4f); // a rebuilt surface
+        QCOMPARE(view_->renderer().uploads().surfaceMesh, first + 1);
+    }
+
     void liveViewPicksUpOctreeOutlinesBuiltInTheBackground() {
         // The live paint never waits for the outline build: it draws the old outlines, then
         // paints again by itself until the new ones are up (no grab, no new frame needed).
