@@ -68,6 +68,72 @@ KinematicPath waypointPath(std::vector<std::pair<double, Pose>> w) {
     };
 }
 
+namespace {
+// One leg of acceleratedPath: cumulative arc lengths and the trapezoid speed profile.
+struct ProfiledLeg {
+    std::vector<Vec3f> points;
+    std::vector<double> arc; // arc[i] = length from points[0] to points[i]
+    double accelTime = 0.0, peakSpeed = 0.0, duration = 0.0, acceleration = 0.0;
+
+    ProfiledLeg(std::vector<Vec3f> pts, double speed, double a) : points(std::move(pts)), acceleration(a) {
+        arc.assign(points.size(), 0.0);
+        for (size_t i = 1; i < points.size(); ++i)
+            arc[i] = arc[i - 1] + double((points[i] - points[i - 1]).norm());
+        const double total = arc.back();
+        // Too short to reach `speed`: accelerate over half the leg, then brake (triangle).
+        peakSpeed = std::min(speed, std::sqrt(a * total));
+        accelTime = peakSpeed / a;
+        const double cruise = total - peakSpeed * accelTime; // 2 x (v^2 / 2a)
+        duration = 2.0 * accelTime + (peakSpeed > 0.0 ? cruise / peakSpeed : 0.0);
+    }
+    double distanceAt(double t) const {
+        const double total = arc.back();
+        if (t <= 0.0)
+            return 0.0;
+        if (t >= duration)
+            return total;
+        if (t < accelTime)
+            return 0.5 * acceleration * t * t;
+        const double left = duration - t;
+        if (left < accelTime)
+            return total - 0.5 * acceleration * left * left;
+        return 0.5 * peakSpeed * accelTime + peakSpeed * (t - accelTime);
+    }
+    Vec3f positionAt(double t) const {
+        const double s = distanceAt(t);
+        size_t i = 1;
+        while (i + 1 < arc.size() && arc[i] < s)
+            ++i;
+        const double len = arc[i] - arc[i - 1];
+        const double f = len > 0.0 ? std::clamp((s - arc[i - 1]) / len, 0.0, 1.0) : 1.0;
+        return (points[i - 1].cast<double>() + f * (points[i] - points[i - 1]).cast<double>()).cast<float>();
+    }
+};
+} // namespace
+
+KinematicPath acceleratedPath(const std::vector<std::vector<Vec3f>>& legs, float speed, float acceleration,
+                              const Quatf& orientation) {
+    if (!(speed > 0.0f) || !(acceleration > 0.0f) || !std::isfinite(speed) || !std::isfinite(acceleration))
+        throw std::invalid_argument("acceleratedPath: speed and acceleration must be finite and > 0");
+    std::vector<ProfiledLeg> profiled;
+    for (const auto& leg : legs) {
+        if (leg.size() < 2)
+            throw std::invalid_argument("acceleratedPath: a leg needs two points");
+        profiled.emplace_back(leg, double(speed), double(acceleration));
+    }
+    if (profiled.empty())
+        throw std::invalid_argument("acceleratedPath: no legs");
+    return [profiled = std::move(profiled), orientation](double t) {
+        // Legs run one after the other; the last one holds its end point afterwards.
+        size_t k = 0;
+        while (k + 1 < profiled.size() && t > profiled[k].duration) {
+            t -= profiled[k].duration;
+            ++k;
+        }
+        return Pose{profiled[k].positionAt(t), orientation};
+    };
+}
+
 KinematicPath constantVelocityPath(const Pose& start, const Vec3f& velocity, const Vec3f& angularVelocity) {
     return [start, velocity, angularVelocity](double t) {
         Pose p;

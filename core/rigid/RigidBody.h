@@ -62,6 +62,12 @@ using KinematicPath = std::function<Pose(double t)>;
 /// before the first and after the last waypoint. Throws std::invalid_argument if empty or times
 /// are not strictly increasing.
 KinematicPath waypointPath(std::vector<std::pair<double, Pose>> waypoints);
+/// Along a polyline of legs (each a list of points, e.g. out and back) from t = 0: each leg starts
+/// from rest, speeds up at `acceleration` to `speed`, and slows down at the same rate to stop at
+/// its last point (a triangle profile when the leg is too short to reach `speed`); corners inside a
+/// leg are taken at speed. Orientation fixed. Throws std::invalid_argument on bad arguments.
+KinematicPath acceleratedPath(const std::vector<std::vector<Vec3f>>& legs, float speed, float acceleration,
+                              const Quatf& orientation);
 /// Constant linear (and angular, rad/s about a world axis) velocity from `start` at t = 0.
 KinematicPath constantVelocityPath(const Pose& start, const Vec3f& velocity,
                                    const Vec3f& angularVelocity = Vec3f::Zero());

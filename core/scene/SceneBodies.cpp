@@ -48,7 +48,7 @@ Quatf parseOrientation(const Fields& b) {
 }
 
 void parseKinematic(const Fields& k, BodyDescription& body, bool hasPosition) {
-    k.onlyKnown({"path", "speed", "startTime", "returnTrip", "velocity", "angularVelocity"});
+    k.onlyKnown({"path", "speed", "acceleration", "startTime", "returnTrip", "velocity", "angularVelocity"});
     KinematicMotion& m = body.kinematic;
     if (k.has("path")) {
         if (k.has("velocity") || k.has("angularVelocity"))
@@ -68,12 +68,15 @@ void parseKinematic(const Fields& k, BodyDescription& body, bool hasPosition) {
         m.startTime = k.number("startTime", 0.0, false);
         if (m.startTime < 0.0)
             k.fail("must be >= 0", "startTime");
+        m.acceleration = float(k.number("acceleration", 0.0, false));
+        if (k.has("acceleration") && !(m.acceleration > 0.0f))
+            k.fail("must be > 0 (m/s^2; leave it out for an instant start)", "acceleration");
         m.returnTrip = k.boolean("returnTrip", false);
         if (!hasPosition)
             body.position = m.waypoints.front();
     } else if (k.has("velocity") || k.has("angularVelocity")) {
-        if (k.has("speed") || k.has("startTime") || k.has("returnTrip"))
-            k.fail("'speed', 'startTime' and 'returnTrip' belong to a 'path'");
+        if (k.has("speed") || k.has("acceleration") || k.has("startTime") || k.has("returnTrip"))
+            k.fail("'speed', 'acceleration', 'startTime' and 'returnTrip' belong to a 'path'");
         m.kind = KinematicMotion::Kind::Velocity;
         m.velocity = k.vec3("velocity", Vec3f::Zero());
         m.angularVelocity = k.vec3("angularVelocity", Vec3f::Zero());
@@ -381,6 +384,14 @@ KinematicPath kinematicPath(const BodyDescription& b) {
     case KinematicMotion::Kind::Velocity:
         return constantVelocityPath(Pose{b.position, b.orientation}, m.velocity, m.angularVelocity);
     case KinematicMotion::Kind::Path: {
+        if (m.acceleration > 0.0f && m.waypoints.size() > 1) {
+            std::vector<std::vector<Vec3f>> legs{m.waypoints};
+            if (m.returnTrip)
+                legs.emplace_back(m.waypoints.rbegin(), m.waypoints.rend());
+            const KinematicPath leg = acceleratedPath(legs, m.speed, m.acceleration, b.orientation);
+            const double start = m.startTime;
+            return [leg, start](double t) { return leg(t - start); };
+        }
         std::vector<Vec3f> pts = m.waypoints;
         if (m.returnTrip)
             for (size_t i = m.waypoints.size(); i-- > 1;)

@@ -26,6 +26,7 @@ struct KinematicMotion {
     Kind kind = Kind::None;
     std::vector<Vec3f> waypoints;          ///< Path: centre-of-mass positions (m), visited in order
     float speed = 1.0f;                    ///< Path: m/s along the polyline
+    float acceleration = 0.0f;             ///< Path: m/s^2 to and from rest per leg; 0 = instant
     double startTime = 0.0;                ///< Path: s, when the body leaves the first waypoint
     bool returnTrip = false;               ///< Path: go back along the polyline after the last waypoint
     Vec3f velocity = Vec3f::Zero();        ///< Velocity: m/s, from `position` at t = 0

@@ -139,6 +139,40 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, waypointPath({{1.0, p0}, {1.0, p1}}));
     }
 
+    void acceleratedPathStartsAndStopsAtRest() {
+        // 1 m at 10 m/s, 400 m/s^2: 25 ms and 12.5 cm to speed up, the same to stop; 0.125 s in all.
+        const std::vector<std::vector<Vec3f>> legs{{Vec3f(0, 0, 0), Vec3f(0.5f, 0, 0), Vec3f(0.5f, 0, 0.5f)}};
+        const KinematicPath path = acceleratedPath(legs, 10.0f, 400.0f, Quatf::Identity());
+        auto speedAt = [&](double t) {
+            const double e = 1e-5;
+            return double((path(t + e).position - path(t - e).position).norm()) / (2.0 * e);
+        };
+        QVERIFY(path(-1.0).position.norm() < 1e-7f);
+        QVERIFY(speedAt(1e-4) < 0.1);                                           // from rest
+        QVERIFY(std::abs(speedAt(0.0125) - 5.0) < 1e-2);                        // a t
+        QVERIFY(std::abs(path(0.025).position.x() - 0.125f) < 1e-5f);           // v^2 / 2a
+        QVERIFY(std::abs(speedAt(0.05) - 10.0) < 1e-2);                         // cruising
+        QVERIFY((path(0.0725).position - Vec3f(0.5f, 0, 0.1f)).norm() < 1e-4f); // corner taken at speed
+        QVERIFY(std::abs(speedAt(0.125 - 0.0125) - 5.0) < 1e-2);                // braking
+        QVERIFY((path(0.125).position - Vec3f(0.5f, 0, 0.5f)).norm() < 1e-5f);
+        QVERIFY((path(5.0).position - Vec3f(0.5f, 0, 0.5f)).norm() < 1e-7f);
+        // A leg too short to reach the speed: a triangle profile, peak sqrt(a L) = 2 m/s over 1 cm.
+        const KinematicPath shortLeg =
+            acceleratedPath({{Vec3f(0, 0, 0), Vec3f(0.01f, 0, 0)}}, 10.0f, 400.0f, Quatf::Identity());
+        QVERIFY((shortLeg(0.01).position - Vec3f(0.01f, 0, 0)).norm() < 1e-6f);
+        QVERIFY(std::abs(shortLeg(0.005).position.x() - 0.005f) < 1e-6f);
+        // Two legs (out and back): the second starts from rest where the first stopped.
+        const KinematicPath back =
+            acceleratedPath({{Vec3f(0, 0, 0), Vec3f(1, 0, 0)}, {Vec3f(1, 0, 0), Vec3f(0, 0, 0)}}, 10.0f,
+                            400.0f, Quatf::Identity());
+        QVERIFY((back(0.125).position - Vec3f(1, 0, 0)).norm() < 1e-5f);
+        QVERIFY((back(0.25).position).norm() < 1e-5f);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 acceleratedPath(legs, 10.0f, 0.0f, Quatf::Identity()));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 acceleratedPath({{Vec3f(0, 0, 0)}}, 10.0f, 400.0f, Quatf::Identity()));
+    }
+
     void boxComesToRestOnFloor() {
         RigidBodySystem sys;
         sys.setContainer(Aabb(Vec3f(-1, 0, -1), Vec3f(1, 2, 1)));

@@ -62,6 +62,13 @@ private slots:
         QVERIFY((path(0.1).position - Vec3f(0.1f, 0.2f, 0.5f)).norm() < 1e-6f);
         QVERIFY((path(0.24).position - Vec3f(0.5f, 0.2f, 0.5f)).norm() < 1e-5f);
         QVERIFY((path(1.0).position - Vec3f(0.9f, 0.2f, 0.5f)).norm() < 1e-6f);
+        // With an acceleration the same path starts and stops at rest (and ends at the same place).
+        BodyDescription smooth = b[2];
+        smooth.kinematic.acceleration = 400.0f;
+        const KinematicPath profiled = kinematicPath(smooth);
+        QVERIFY((profiled(0.2).position - Vec3f(0.1f, 0.2f, 0.5f)).norm() < 1e-6f);
+        QVERIFY(std::abs(profiled(0.2125).position.x() - (0.1f + 0.03125f)) < 1e-5f); // a t^2 / 2
+        QVERIFY((profiled(1.0).position - Vec3f(0.9f, 0.2f, 0.5f)).norm() < 1e-5f);
         QVERIFY((b[3].size - Vec3f::Constant(0.1f)).norm() < 1e-6f);
         QCOMPARE(int(b[3].kinematic.kind), int(KinematicMotion::Kind::Velocity));
     }
@@ -83,6 +90,12 @@ private slots:
              "bodies[0].kinematic.path[1]"},
             {R"([{"shape": "box", "size": 0.1, "position": [0,0,0], "kinematic": {"path": [[0,0,0]]}}])",
              "bodies[0].kinematic.speed"},
+            {R"([{"shape": "box", "size": 0.1, "position": [0,0,0],
+                  "kinematic": {"path": [[0,0,0], [1,0,0]], "speed": 1, "acceleration": -2}}])",
+             "bodies[0].kinematic.acceleration"},
+            {R"([{"shape": "box", "size": 0.1, "position": [0,0,0],
+                  "kinematic": {"velocity": [1,0,0], "acceleration": 2}}])",
+             "'acceleration'"},
             {R"([{"shape": "box", "size": 0.1, "density": 5, "position": [0,0,0],
                   "orientation": {"axis": [0,0,0], "angle": 3}}])",
              "bodies[0].orientation.axis"},
