@@ -38,7 +38,7 @@ struct StepStats {
     size_t escaped = 0;           ///< of those, particles found beyond the walls' outer face
     double maxSpeed = 0.0;        ///< max fluid particle speed after the step (m/s)
     double kineticEnergy = 0.0;   ///< fluid + dynamic bodies' kinetic energy after the step (J)
-    bool blowUp = false;          ///< energy grew without a source (see Simulation::blowUpMessage)
+    bool blowUp = false; ///< energy grew without a source, or speed beyond any source (blowUpMessage)
 };
 
 /// Aggregate of the steps of the latest advanceFrame() call.
@@ -146,12 +146,15 @@ public:
 
     /// Non-empty after a blow-up (message for the GUI); cleared by reset().
     const std::string& status() const;
-    /// Energy check (StepStats::blowUp): the mechanical energy E = kinetic + gravitational
+    /// Blow-up checks (StepStats::blowUp). Energy: the mechanical energy E = kinetic + gravitational
     /// potential energy of the fluid and the dynamic bodies may only fall, apart from numerical
     /// noise, while nothing drives the system. A step flags a blow-up when E exceeds its minimum
     /// since the last reset or the last driven step (a moving kinematic body, a drag or a stir,
-    /// which may add energy) by more than 1 % of M |g| H (M fluid mass, H container height).
-    /// Non-empty (a one-line message) after such a step; cleared by reset().
+    /// which may add energy) by more than 1 % of M |g| H (M fluid mass, H container height); not
+    /// checked with surface tension, adhesion or vorticity confinement on (they add energy).
+    /// Speed: also while driven, a fluid particle faster than 5 (sqrt(2 |g| H) + v_sources) + 1 m/s
+    /// (v_sources: the fastest boundary particle or initial fluid speed) flags one; not while
+    /// stirring. Non-empty (a one-line message) after such a step; cleared by reset().
     const std::string& blowUpMessage() const;
     /// The solver and the boundary model (walls = object 0), e.g. for rigid-body coupling.
     PcisphSolver& solver();
