@@ -22,8 +22,24 @@ class TestViewportOverlays : public QObject {
         view_->requestPaint();
         if (!painted.wait(3000))
             return {};
-        QTest::qWait(100); // let the swap reach the X server
-        return view_->screen()->grabWindow(view_->winId()).toImage().convertToFormat(QImage::Format_RGB32);
+        // Let the swap reach the X server: under load (ctest -j2 beside the physics tests) 100 ms
+        // was not always enough, so wait until two grabs 100 ms apart agree (at most 3 s).
+        auto grabScreen = [&] {
+            return view_->screen()
+                ->grabWindow(view_->winId())
+                .toImage()
+                .convertToFormat(QImage::Format_RGB32);
+        };
+        QTest::qWait(100);
+        QImage image = grabScreen();
+        for (int attempt = 0; attempt < 30; ++attempt) {
+            QTest::qWait(100);
+            QImage again = grabScreen();
+            if (again == image)
+                break;
+            image = again;
+        }
+        return image;
     }
 
 private slots:
