@@ -4,6 +4,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -24,6 +25,9 @@ constexpr uint32_t kLanes = 8;
 // By reference / out-parameter: passing F8 by value would change the ABI between the two targets.
 inline void load8(F8& v, const float* p) {
     std::memcpy(&v, p, sizeof v);
+}
+inline void store8(float* p, const F8& v) {
+    std::memcpy(p, &v, sizeof v);
 }
 inline float total(const F8& v) {
     float t = 0.0f;
@@ -50,6 +54,35 @@ inline void squareRoot(F8& v) {
         v[l] = std::sqrt(v[l]);
 #endif
 }
+
+// Bit l set where lane l of the comparison result m is true (the sign bits, as SSE movmskps
+// gives them for each half).
+inline uint32_t laneBits(const I8& m) {
+#if defined(__SSE__)
+    const F8 f = (F8)m;
+    return uint32_t(__builtin_ia32_movmskps(__builtin_shufflevector(f, f, 0, 1, 2, 3))) |
+           uint32_t(__builtin_ia32_movmskps(__builtin_shufflevector(f, f, 4, 5, 6, 7))) << 4;
+#else
+    uint32_t bits = 0;
+    for (uint32_t l = 0; l < kLanes; ++l)
+        bits |= uint32_t(m[l] & 1) << l;
+    return bits;
+#endif
+}
+
+// For each 8-bit lane mask, the lanes whose bit is set, in order: shuffling a block by it moves
+// the kept lanes to the front (one permute per block instead of a copy per kept candidate).
+constexpr std::array<std::array<int32_t, kLanes>, 256> compactionOrders() {
+    std::array<std::array<int32_t, kLanes>, 256> orders{};
+    for (uint32_t bits = 0; bits < 256; ++bits) {
+        uint32_t k = 0;
+        for (uint32_t l = 0; l < kLanes; ++l)
+            if (bits >> l & 1)
+                orders[bits][k++] = int32_t(l);
+    }
+    return orders;
+}
+alignas(32) constexpr auto kCompactionOrders = compactionOrders();
 
 // The particle positions in sorted order as structure of arrays (one copy per call), so a
 // cell's candidates are gathered with plain copies of contiguous sorted-index ranges.
@@ -162,21 +195,21 @@ void candidateRanges(const Sources& src, uint32_t b, Candidates& c) {
             clampToPositive(above);
             e[a] = below + above;
         }
-        const I8 near = (e[0] * e[0] + e[1] * e[1]) + e[2] * e[2] < h2;
-        uint32_t bits = 0;
-        for (uint32_t l = 0; l < kLanes; ++l)
-            bits |= uint32_t(near[l] & 1) << l;
+        uint32_t bits = laneBits((e[0] * e[0] + e[1] * e[1]) + e[2] * e[2] < h2);
         if (re - j0 < kLanes)
             bits &= (1u << (re - j0)) - 1u;
-        for (; bits; bits &= bits - 1) {
-            const uint32_t j = j0 + uint32_t(std::countr_zero(bits));
-            x[k] = p.x[j];
-            y[k] = p.y[j];
-            z[k] = p.z[j];
-            if (src.values)
-                v[k] = src.values[j];
-            ++k;
+        // Kept lanes to the front, stored whole at k (the arrays have a block of room past count).
+        I8 order;
+        std::memcpy(&order, kCompactionOrders[bits].data(), sizeof order);
+        store8(x + k, __builtin_shuffle(pos[0], order));
+        store8(y + k, __builtin_shuffle(pos[1], order));
+        store8(z + k, __builtin_shuffle(pos[2], order));
+        if (src.values) {
+            F8 value;
+            load8(value, src.values + j0);
+            store8(v + k, __builtin_shuffle(value, order));
         }
+        k += uint32_t(std::popcount(bits));
     }
     c.count = k;
 }
