@@ -3,6 +3,10 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -39,21 +43,30 @@ inline void clampToPositive(F8& v) {
     const F8 zero = {};
     v = (F8)((I8)v & (v > zero)); // max(v, 0) without a branch
 }
-// IEEE square root of each lane, in place. GCC has no vector-extension sqrt and does not
-// vectorise sqrtf (errno), so both targets use the SSE instruction on each half (exact). The
-// halves are split and joined in registers: a round trip through memory (two 16-byte stores, one
-// 32-byte load) stalls store forwarding.
-inline void squareRoot(F8& v) {
+// IEEE square root of each lane, in place, per target (exact, so the same result on both).
+// GCC has no vector-extension square root and does not vectorise sqrtf (errno).
+struct BaselineTarget {
+    // The SSE instruction on each half, split and joined in registers (a round trip through
+    // memory, two 16-byte stores and a 32-byte load, stalls store forwarding).
+    static void squareRoot(F8& v) {
 #if defined(__SSE__)
-    using F4 = float __attribute__((vector_size(16)));
-    const F4 lo = __builtin_ia32_sqrtps(__builtin_shufflevector(v, v, 0, 1, 2, 3));
-    const F4 hi = __builtin_ia32_sqrtps(__builtin_shufflevector(v, v, 4, 5, 6, 7));
-    v = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
+        using F4 = float __attribute__((vector_size(16)));
+        const F4 lo = __builtin_ia32_sqrtps(__builtin_shufflevector(v, v, 0, 1, 2, 3));
+        const F4 hi = __builtin_ia32_sqrtps(__builtin_shufflevector(v, v, 4, 5, 6, 7));
+        v = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
 #else
-    for (uint32_t l = 0; l < kLanes; ++l)
-        v[l] = std::sqrt(v[l]);
+        for (uint32_t l = 0; l < kLanes; ++l)
+            v[l] = std::sqrt(v[l]);
 #endif
-}
+    }
+};
+#if defined(__x86_64__) || defined(__i386__)
+struct Avx2Target {
+    // One instruction. Not always_inline (the bodies that call it are not AVX2 functions until
+    // they are inlined into one); GCC inlines it into the AVX2 entry points.
+    [[gnu::target("avx2")]] static void squareRoot(F8& v) { v = (F8)_mm256_sqrt_ps((__m256)v); }
+};
+#endif
 
 // Bit l set where lane l of the comparison result m is true (the sign bits, as SSE movmskps
 // gives them for each half).
@@ -244,6 +257,7 @@ void candidateRanges(const Sources& src, uint32_t b, Candidates& c) {
 // The cubic spline in branch-free form: W = k (2 max(0, 1-q)^3 - 8 max(0, 1/2-q)^3), which equals
 // k (6q^3 - 6q^2 + 1) for q <= 1/2 and 2k (1-q)^3 for 1/2 < q <= 1 (same as CubicSplineKernel).
 // Returns sum_j W_ij / k over the candidates (the own term included).
+template <class Target>
 [[gnu::always_inline]] inline float kernelSum(const Candidates& c, float xi, float yi, float zi, float invH) {
     const F8 zero = {}, one = zero + 1.0f, half = zero + 0.5f;
     F8 sum = zero;
@@ -256,7 +270,7 @@ void candidateRanges(const Sources& src, uint32_t b, Candidates& c) {
         dy = yi - dy;
         dz = zi - dz;
         F8 q = (dx * dx + dy * dy) + dz * dz;
-        squareRoot(q);
+        Target::squareRoot(q);
         q *= invH;
         F8 a = one - q, b = half - q;
         clampToPositive(a);
@@ -269,6 +283,7 @@ void candidateRanges(const Sources& src, uint32_t b, Candidates& c) {
 // L_i = -sum_j V_j x_ij (x) gradW_ij with gradW_ij = (dW/dq) / (h |x_ij|) x_ij (symmetric): with
 // s_j = -V_j (dW/dq) / (h |x_ij|), L_i = sum_j s_j x_ij x_ij^T. dW/dq = k (-6 max(0,1-q)^2 +
 // 24 max(0,1/2-q)^2) is 0 at q = 0, so the own term vanishes.
+template <class Target>
 [[gnu::always_inline]] inline Mat3f renormalisationInverse(const Candidates& c, float xi, float yi, float zi,
                                                            float k, float invH) {
     const F8 zero = {}, one = zero + 1.0f, half = zero + 0.5f, tiny = zero + 1e-20f;
@@ -283,7 +298,7 @@ void candidateRanges(const Sources& src, uint32_t b, Candidates& c) {
         dy = yi - dy;
         dz = zi - dz;
         F8 r = (dx * dx + dy * dy) + dz * dz;
-        squareRoot(r);
+        Target::squareRoot(r);
         const F8 q = r * invH;
         F8 a = one - q, b = half - q;
         clampToPositive(a);
@@ -309,12 +324,13 @@ struct DensityPass {
     float invH, massK;
     float* rho;
 };
+template <class Target>
 [[gnu::always_inline]] inline void densityCell(const DensityPass& pass, uint32_t b, uint32_t e,
                                                Candidates& c) {
     gather(pass.src, b, e, c);
     const SortedPositions& p = pass.src.positions;
     for (uint32_t i = b; i < e; ++i)
-        pass.rho[i] = pass.massK * kernelSum(c, p.x[i], p.y[i], p.z[i], pass.invH);
+        pass.rho[i] = pass.massK * kernelSum<Target>(c, p.x[i], p.y[i], p.z[i], pass.invH);
 }
 
 // One L-pass cell: lambda_i = smallest eigenvalue of L_i for its particles.
@@ -323,26 +339,27 @@ struct LambdaPass {
     float invH, k;
     float* lambda;
 };
+template <class Target>
 [[gnu::always_inline]] inline void lambdaCell(const LambdaPass& pass, uint32_t b, uint32_t e, Candidates& c) {
     gather(pass.src, b, e, c);
     const SortedPositions& p = pass.src.positions;
     for (uint32_t i = b; i < e; ++i)
         pass.lambda[i] = SurfaceDetection_Marrone2010::smallestEigenvalue(
-            renormalisationInverse(c, p.x[i], p.y[i], p.z[i], pass.k, pass.invH));
+            renormalisationInverse<Target>(c, p.x[i], p.y[i], p.z[i], pass.k, pass.invH));
 }
 
 void densityCellBaseline(const DensityPass& pass, uint32_t b, uint32_t e, Candidates& c) {
-    densityCell(pass, b, e, c);
+    densityCell<BaselineTarget>(pass, b, e, c);
 }
 void lambdaCellBaseline(const LambdaPass& pass, uint32_t b, uint32_t e, Candidates& c) {
-    lambdaCell(pass, b, e, c);
+    lambdaCell<BaselineTarget>(pass, b, e, c);
 }
 #if defined(__x86_64__) || defined(__i386__)
 [[gnu::target("avx2")]] void densityCellAvx2(const DensityPass& pass, uint32_t b, uint32_t e, Candidates& c) {
-    densityCell(pass, b, e, c);
+    densityCell<Avx2Target>(pass, b, e, c);
 }
 [[gnu::target("avx2")]] void lambdaCellAvx2(const LambdaPass& pass, uint32_t b, uint32_t e, Candidates& c) {
-    lambdaCell(pass, b, e, c);
+    lambdaCell<Avx2Target>(pass, b, e, c);
 }
 const bool kHasAvx2 = __builtin_cpu_supports("avx2");
 #endif
