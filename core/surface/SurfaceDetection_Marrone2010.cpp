@@ -98,7 +98,7 @@ constexpr std::array<std::array<int32_t, kLanes>, 256> compactionOrders() {
 alignas(32) constexpr auto kCompactionOrders = compactionOrders();
 
 // The particle positions in sorted order as structure of arrays (one copy per call), so a
-// cell's candidates are gathered with plain copies of contiguous sorted-index ranges.
+// cell's candidates are read 8 at a time from contiguous sorted-index ranges.
 struct SortedPositions {
     std::vector<float> x, y, z;
 };
