@@ -39,52 +39,8 @@ inline float total(const F8& v) {
         t += v[l];
     return t;
 }
-inline void clampToPositive(F8& v) {
-    const F8 zero = {};
-    v = (F8)((I8)v & (v > zero)); // max(v, 0) without a branch
-}
-// IEEE square root of each lane, in place, per target (exact, so the same result on both).
-// GCC has no vector-extension square root and does not vectorise sqrtf (errno).
-struct BaselineTarget {
-    // The SSE instruction on each half, split and joined in registers (a round trip through
-    // memory, two 16-byte stores and a 32-byte load, stalls store forwarding).
-    static void squareRoot(F8& v) {
-#if defined(__SSE__)
-        using F4 = float __attribute__((vector_size(16)));
-        const F4 lo = __builtin_ia32_sqrtps(__builtin_shufflevector(v, v, 0, 1, 2, 3));
-        const F4 hi = __builtin_ia32_sqrtps(__builtin_shufflevector(v, v, 4, 5, 6, 7));
-        v = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
-#else
-        for (uint32_t l = 0; l < kLanes; ++l)
-            v[l] = std::sqrt(v[l]);
-#endif
-    }
-};
-#if defined(__x86_64__) || defined(__i386__)
-struct Avx2Target {
-    // One instruction. Not always_inline (the bodies that call it are not AVX2 functions until
-    // they are inlined into one); GCC inlines it into the AVX2 entry points.
-    [[gnu::target("avx2")]] static void squareRoot(F8& v) { v = (F8)_mm256_sqrt_ps((__m256)v); }
-};
-#endif
-
-// Bit l set where lane l of the comparison result m is true (the sign bits, as SSE movmskps
-// gives them for each half).
-inline uint32_t laneBits(const I8& m) {
-#if defined(__SSE__)
-    const F8 f = (F8)m;
-    return uint32_t(__builtin_ia32_movmskps(__builtin_shufflevector(f, f, 0, 1, 2, 3))) |
-           uint32_t(__builtin_ia32_movmskps(__builtin_shufflevector(f, f, 4, 5, 6, 7))) << 4;
-#else
-    uint32_t bits = 0;
-    for (uint32_t l = 0; l < kLanes; ++l)
-        bits |= uint32_t(m[l] & 1) << l;
-    return bits;
-#endif
-}
-
 // For each 8-bit lane mask, the lanes whose bit is set, in order: shuffling a block by it moves
-// the kept lanes to the front (one permute per block instead of a copy per kept candidate).
+// the kept lanes to the front.
 constexpr std::array<std::array<int32_t, kLanes>, 256> compactionOrders() {
     std::array<std::array<int32_t, kLanes>, 256> orders{};
     for (uint32_t bits = 0; bits < 256; ++bits) {
@@ -96,6 +52,96 @@ constexpr std::array<std::array<int32_t, kLanes>, 256> compactionOrders() {
     return orders;
 }
 alignas(32) constexpr auto kCompactionOrders = compactionOrders();
+
+// What differs between the baseline x86-64 target and AVX2: the instructions, never the result.
+// GCC lowers comparisons of 32-byte vectors to scalar code without AVX, so the baseline splits
+// them (and max, square root) into SSE halves itself.
+//   atLeast(v, floor): v = max(v, floor) per lane (SSE max semantics: floor where v <= floor).
+//   lanesBelow(v, bound): bit l set where v[l] < bound[l].
+//   squareRoot(v): IEEE square root per lane (GCC has no vector-extension square root and does
+//     not vectorise sqrtf, errno).
+//   keepLanes(bits, blocks, n, out): writes the lanes of blocks[0..n) whose bit is set, in
+//     order, to out[a][0..); returns their count. out may be written up to kLanes floats on.
+struct BaselineTarget {
+#if defined(__SSE__)
+    using F4 = float __attribute__((vector_size(16)));
+    // Halves by copy: GCC keeps each half in its SSE register (its shufflevector join went
+    // through the stack lane by lane and stalled store forwarding).
+    static F4 low(const F8& v) {
+        F4 half;
+        std::memcpy(&half, &v, sizeof half);
+        return half;
+    }
+    static F4 high(const F8& v) {
+        F4 half;
+        std::memcpy(&half, reinterpret_cast<const char*>(&v) + sizeof half, sizeof half);
+        return half;
+    }
+    static void join(F8& v, const F4& lo, const F4& hi) {
+        std::memcpy(&v, &lo, sizeof lo);
+        std::memcpy(reinterpret_cast<char*>(&v) + sizeof lo, &hi, sizeof hi);
+    }
+
+    static void atLeast(F8& v, const F8& floor) {
+        join(v, __builtin_ia32_maxps(low(v), low(floor)), __builtin_ia32_maxps(high(v), high(floor)));
+    }
+    static uint32_t lanesBelow(const F8& v, const F8& bound) {
+        return uint32_t(__builtin_ia32_movmskps(__builtin_ia32_cmpltps(low(v), low(bound)))) |
+               uint32_t(__builtin_ia32_movmskps(__builtin_ia32_cmpltps(high(v), high(bound)))) << 4;
+    }
+    static void squareRoot(F8& v) {
+        join(v, __builtin_ia32_sqrtps(low(v)), __builtin_ia32_sqrtps(high(v)));
+    }
+#else
+    static void atLeast(F8& v, const F8& floor) {
+        for (uint32_t l = 0; l < kLanes; ++l)
+            v[l] = v[l] > floor[l] ? v[l] : floor[l];
+    }
+    static uint32_t lanesBelow(const F8& v, const F8& bound) {
+        uint32_t bits = 0;
+        for (uint32_t l = 0; l < kLanes; ++l)
+            bits |= uint32_t(v[l] < bound[l]) << l;
+        return bits;
+    }
+    static void squareRoot(F8& v) {
+        for (uint32_t l = 0; l < kLanes; ++l)
+            v[l] = std::sqrt(v[l]);
+    }
+#endif
+    // A copy per kept lane: SSE2 has no variable lane permute (GCC lowers the generic shuffle
+    // lane by lane through memory).
+    static uint32_t keepLanes(uint32_t bits, const F8 (&blocks)[4], int n, float* const (&out)[4]) {
+        uint32_t k = 0;
+        for (; bits; bits &= bits - 1, ++k) {
+            const uint32_t l = uint32_t(std::countr_zero(bits));
+            for (int a = 0; a < n; ++a)
+                out[a][k] = blocks[a][l];
+        }
+        return k;
+    }
+};
+#if defined(__x86_64__) || defined(__i386__)
+// Not always_inline (the bodies that call these are not AVX2 functions until they are inlined
+// into one); GCC inlines them into the AVX2 entry points.
+struct Avx2Target {
+    [[gnu::target("avx2")]] static void atLeast(F8& v, const F8& floor) {
+        v = (F8)_mm256_max_ps((__m256)v, (__m256)floor);
+    }
+    [[gnu::target("avx2")]] static uint32_t lanesBelow(const F8& v, const F8& bound) {
+        return uint32_t(_mm256_movemask_ps(_mm256_cmp_ps((__m256)v, (__m256)bound, _CMP_LT_OQ)));
+    }
+    [[gnu::target("avx2")]] static void squareRoot(F8& v) { v = (F8)_mm256_sqrt_ps((__m256)v); }
+    // One permute per block (vpermps) moves the kept lanes to the front, stored whole.
+    [[gnu::target("avx2")]] static uint32_t keepLanes(uint32_t bits, const F8 (&blocks)[4], int n,
+                                                      float* const (&out)[4]) {
+        I8 order;
+        std::memcpy(&order, kCompactionOrders[bits].data(), sizeof order);
+        for (int a = 0; a < n; ++a)
+            store8(out[a], __builtin_shuffle(blocks[a], order));
+        return uint32_t(std::popcount(bits));
+    }
+};
+#endif
 
 // The particle positions in sorted order as structure of arrays (one copy per call), so a
 // cell's candidates are read 8 at a time from contiguous sorted-index ranges.
@@ -189,45 +235,40 @@ void candidateRanges(const Sources& src, uint32_t b, Candidates& c) {
 // is conservative: lo <= x_i <= hi and rounding is monotonic, so the computed box distance never
 // exceeds the computed |x_i - x_j|; a candidate it drops has |x_i - x_j|^2 >= h^2 for every
 // particle i of the cell, as the per-particle test had it.
+template <class Target>
 [[gnu::always_inline]] inline void appendNearBox(const Sources& src, uint32_t rb, uint32_t re,
                                                  const F8 (&lo)[3], const F8 (&hi)[3], Candidates& c) {
     const SortedPositions& p = src.positions;
-    const float h2 = src.h * src.h;
-    float *x = c.x.data(), *y = c.y.data(), *z = c.z.data(), *v = c.v.data();
+    const F8 zero = {}, h2 = zero + src.h * src.h;
+    const int arrays = src.values ? 4 : 3; // positions, and values when there are
     uint32_t k = c.count;
     for (uint32_t j0 = rb; j0 < re; j0 += kLanes) {
-        F8 pos[3];
-        load8(pos[0], p.x.data() + j0);
-        load8(pos[1], p.y.data() + j0);
-        load8(pos[2], p.z.data() + j0);
+        F8 block[4]; // x, y, z, value
+        load8(block[0], p.x.data() + j0);
+        load8(block[1], p.y.data() + j0);
+        load8(block[2], p.z.data() + j0);
+        if (src.values)
+            load8(block[3], src.values + j0);
         // Distance to the box per axis: max(lo - p, 0) + max(p - hi, 0) (one of them is 0).
         F8 e[3];
         for (int a = 0; a < 3; ++a) {
-            F8 below = lo[a] - pos[a], above = pos[a] - hi[a];
-            clampToPositive(below);
-            clampToPositive(above);
+            F8 below = lo[a] - block[a], above = block[a] - hi[a];
+            Target::atLeast(below, zero);
+            Target::atLeast(above, zero);
             e[a] = below + above;
         }
-        uint32_t bits = laneBits((e[0] * e[0] + e[1] * e[1]) + e[2] * e[2] < h2);
+        uint32_t bits = Target::lanesBelow((e[0] * e[0] + e[1] * e[1]) + e[2] * e[2], h2);
         if (re - j0 < kLanes)
             bits &= (1u << (re - j0)) - 1u;
-        // Kept lanes to the front, stored whole at k (the arrays have a block of room past count).
-        I8 order;
-        std::memcpy(&order, kCompactionOrders[bits].data(), sizeof order);
-        store8(x + k, __builtin_shuffle(pos[0], order));
-        store8(y + k, __builtin_shuffle(pos[1], order));
-        store8(z + k, __builtin_shuffle(pos[2], order));
-        if (src.values) {
-            F8 value;
-            load8(value, src.values + j0);
-            store8(v + k, __builtin_shuffle(value, order));
-        }
-        k += uint32_t(std::popcount(bits));
+        // The arrays have a block of room past the count.
+        float* const out[4] = {c.x.data() + k, c.y.data() + k, c.z.data() + k, c.v.data() + k};
+        k += Target::keepLanes(bits, block, arrays, out);
     }
     c.count = k;
 }
 
 // The candidates of the cell [b, e), ready for the kernel sums.
+template <class Target>
 [[gnu::always_inline]] inline void gather(const Sources& src, uint32_t b, uint32_t e, Candidates& c) {
     const SortedPositions& p = src.positions;
     Vec3f lo(p.x[b], p.y[b], p.z[b]), hi = lo;
@@ -242,7 +283,7 @@ void candidateRanges(const Sources& src, uint32_t b, Candidates& c) {
     const F8 hi8[3] = {zero + hi.x(), zero + hi.y(), zero + hi.z()};
     c.count = 0;
     for (const auto& [rb, re] : c.ranges)
-        appendNearBox(src, rb, re, lo8, hi8, c);
+        appendNearBox<Target>(src, rb, re, lo8, hi8, c);
     // Padding: 2h beyond the box in x, so beyond h of every particle of the cell, value 0.
     const uint32_t padded = (c.count + kLanes - 1) / kLanes * kLanes;
     for (uint32_t j = c.count; j < padded; ++j) {
@@ -273,8 +314,8 @@ template <class Target>
         Target::squareRoot(q);
         q *= invH;
         F8 a = one - q, b = half - q;
-        clampToPositive(a);
-        clampToPositive(b);
+        Target::atLeast(a, zero);
+        Target::atLeast(b, zero);
         sum += 2.0f * (a * a * a) - 8.0f * (b * b * b);
     }
     return total(sum);
@@ -301,9 +342,11 @@ template <class Target>
         Target::squareRoot(r);
         const F8 q = r * invH;
         F8 a = one - q, b = half - q;
-        clampToPositive(a);
-        clampToPositive(b);
-        const F8 s = -volume * k * (-6.0f * (a * a) + 24.0f * (b * b)) * invH / (r > tiny ? r : tiny);
+        Target::atLeast(a, zero);
+        Target::atLeast(b, zero);
+        F8 rSafe = r; // max(r, tiny): the own term divides 0 by it
+        Target::atLeast(rSafe, tiny);
+        const F8 s = -volume * k * (-6.0f * (a * a) + 24.0f * (b * b)) * invH / rSafe;
         const F8 sx = s * dx, sy = s * dy, sz = s * dz;
         lxx += sx * dx;
         lxy += sx * dy;
@@ -327,7 +370,7 @@ struct DensityPass {
 template <class Target>
 [[gnu::always_inline]] inline void densityCell(const DensityPass& pass, uint32_t b, uint32_t e,
                                                Candidates& c) {
-    gather(pass.src, b, e, c);
+    gather<Target>(pass.src, b, e, c);
     const SortedPositions& p = pass.src.positions;
     for (uint32_t i = b; i < e; ++i)
         pass.rho[i] = pass.massK * kernelSum<Target>(c, p.x[i], p.y[i], p.z[i], pass.invH);
@@ -341,7 +384,7 @@ struct LambdaPass {
 };
 template <class Target>
 [[gnu::always_inline]] inline void lambdaCell(const LambdaPass& pass, uint32_t b, uint32_t e, Candidates& c) {
-    gather(pass.src, b, e, c);
+    gather<Target>(pass.src, b, e, c);
     const SortedPositions& p = pass.src.positions;
     for (uint32_t i = b; i < e; ++i)
         pass.lambda[i] = SurfaceDetection_Marrone2010::smallestEigenvalue(
