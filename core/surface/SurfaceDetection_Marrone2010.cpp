@@ -150,8 +150,8 @@ struct SortedPositions {
 };
 
 // Candidates of one grid cell's particles: those of the 27 cells around it that lie within h of
-// the box of the cell's particles (the rest, ~60 % of the 27 cells, are beyond h of every one of
-// them), with their values (V_j in the L pass). The count is padded to whole 8-lane
+// the box of the cell's particles (the rest, about 70 % on a lattice, are beyond h of every one
+// of them), with their values (V_j in the L pass). The count is padded to whole 8-lane
 // blocks with far-away points of zero value, which add exactly 0 to every kernel sum, so the
 // per-particle sums run over all candidates without a per-candidate test or compaction.
 struct Candidates {
@@ -284,10 +284,12 @@ template <class Target>
     c.count = 0;
     for (const auto& [rb, re] : c.ranges)
         appendNearBox<Target>(src, rb, re, lo8, hi8, c);
-    // Padding: 2h beyond the box in x, so beyond h of every particle of the cell, value 0.
+    // Padding: at least 2h below the box in x, so beyond h of every particle of the cell, value 0
+    // (the |lo.x| term keeps the gap when 2h is below the rounding of far-off coordinates).
     const uint32_t padded = (c.count + kLanes - 1) / kLanes * kLanes;
+    const float padX = lo.x() - (2.0f * src.h + std::abs(lo.x()));
     for (uint32_t j = c.count; j < padded; ++j) {
-        c.x[j] = lo.x() - 2.0f * src.h;
+        c.x[j] = padX;
         c.y[j] = lo.y();
         c.z[j] = lo.z();
         c.v[j] = 0.0f;
