@@ -3,14 +3,15 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
 #endif
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 #include <vector>
 
@@ -18,39 +19,395 @@ namespace octo {
 
 namespace {
 
-// Candidates of one grid cell's particles (the 27 cells around it) in structure-of-arrays form,
-// so the inner sums run as Eigen array expressions (SIMD, including the square roots).
+// Eight float lanes (GCC/Clang vector extension): one AVX register, or two SSE registers on the
+// baseline x86-64 target. Both targets run the same lane arithmetic in the same order (no FMA),
+// so lambda does not depend on the CPU.
+using F8 = float __attribute__((vector_size(32)));
+using I8 = int32_t __attribute__((vector_size(32)));
+constexpr uint32_t kLanes = 8;
+
+// By reference / out-parameter: passing F8 by value would change the ABI between the two targets.
+inline void load8(F8& v, const float* p) {
+    std::memcpy(&v, p, sizeof v);
+}
+inline void store8(float* p, const F8& v) {
+    std::memcpy(p, &v, sizeof v);
+}
+inline float total(const F8& v) {
+    float t = 0.0f;
+    for (uint32_t l = 0; l < kLanes; ++l)
+        t += v[l];
+    return t;
+}
+// For each 8-bit lane mask, the lanes whose bit is set, in order: shuffling a block by it moves
+// the kept lanes to the front.
+constexpr std::array<std::array<int32_t, kLanes>, 256> compactionOrders() {
+    std::array<std::array<int32_t, kLanes>, 256> orders{};
+    for (uint32_t bits = 0; bits < 256; ++bits) {
+        uint32_t k = 0;
+        for (uint32_t l = 0; l < kLanes; ++l)
+            if (bits >> l & 1)
+                orders[bits][k++] = int32_t(l);
+    }
+    return orders;
+}
+alignas(32) constexpr auto kCompactionOrders = compactionOrders();
+
+// What differs between the baseline x86-64 target and AVX2: the instructions, never the result.
+// GCC lowers comparisons of 32-byte vectors to scalar code without AVX, so the baseline splits
+// them (and max, square root) into SSE halves itself.
+//   atLeast(v, floor): v = max(v, floor) per lane (SSE max semantics: floor where v <= floor).
+//   lanesBelow(v, bound): bit l set where v[l] < bound[l].
+//   squareRoot(v): IEEE square root per lane (GCC has no vector-extension square root and does
+//     not vectorise sqrtf, errno).
+//   keepLanes(bits, blocks, n, out): writes the lanes of blocks[0..n) whose bit is set, in
+//     order, to out[a][0..); returns their count. out may be written up to kLanes floats on.
+struct BaselineTarget {
+#if defined(__SSE__)
+    using F4 = float __attribute__((vector_size(16)));
+    // Halves by copy: GCC keeps each half in its SSE register (its shufflevector join went
+    // through the stack lane by lane and stalled store forwarding).
+    static F4 low(const F8& v) {
+        F4 half;
+        std::memcpy(&half, &v, sizeof half);
+        return half;
+    }
+    static F4 high(const F8& v) {
+        F4 half;
+        std::memcpy(&half, reinterpret_cast<const char*>(&v) + sizeof half, sizeof half);
+        return half;
+    }
+    static void join(F8& v, const F4& lo, const F4& hi) {
+        std::memcpy(&v, &lo, sizeof lo);
+        std::memcpy(reinterpret_cast<char*>(&v) + sizeof lo, &hi, sizeof hi);
+    }
+
+    static void atLeast(F8& v, const F8& floor) {
+        join(v, __builtin_ia32_maxps(low(v), low(floor)), __builtin_ia32_maxps(high(v), high(floor)));
+    }
+    static uint32_t lanesBelow(const F8& v, const F8& bound) {
+        return uint32_t(__builtin_ia32_movmskps(__builtin_ia32_cmpltps(low(v), low(bound)))) |
+               uint32_t(__builtin_ia32_movmskps(__builtin_ia32_cmpltps(high(v), high(bound)))) << 4;
+    }
+    static void squareRoot(F8& v) {
+        join(v, __builtin_ia32_sqrtps(low(v)), __builtin_ia32_sqrtps(high(v)));
+    }
+#else
+    static void atLeast(F8& v, const F8& floor) {
+        for (uint32_t l = 0; l < kLanes; ++l)
+            v[l] = v[l] > floor[l] ? v[l] : floor[l];
+    }
+    static uint32_t lanesBelow(const F8& v, const F8& bound) {
+        uint32_t bits = 0;
+        for (uint32_t l = 0; l < kLanes; ++l)
+            bits |= uint32_t(v[l] < bound[l]) << l;
+        return bits;
+    }
+    static void squareRoot(F8& v) {
+        for (uint32_t l = 0; l < kLanes; ++l)
+            v[l] = std::sqrt(v[l]);
+    }
+#endif
+    // A copy per kept lane: SSE2 has no variable lane permute (GCC lowers the generic shuffle
+    // lane by lane through memory).
+    static uint32_t keepLanes(uint32_t bits, const F8 (&blocks)[4], int n, float* const (&out)[4]) {
+        uint32_t k = 0;
+        for (; bits; bits &= bits - 1, ++k) {
+            const uint32_t l = uint32_t(std::countr_zero(bits));
+            for (int a = 0; a < n; ++a)
+                out[a][k] = blocks[a][l];
+        }
+        return k;
+    }
+};
+#if defined(__x86_64__) || defined(__i386__)
+// Not always_inline (the bodies that call these are not AVX2 functions until they are inlined
+// into one); GCC inlines them into the AVX2 entry points.
+struct Avx2Target {
+    [[gnu::target("avx2")]] static void atLeast(F8& v, const F8& floor) {
+        v = (F8)_mm256_max_ps((__m256)v, (__m256)floor);
+    }
+    [[gnu::target("avx2")]] static uint32_t lanesBelow(const F8& v, const F8& bound) {
+        return uint32_t(_mm256_movemask_ps(_mm256_cmp_ps((__m256)v, (__m256)bound, _CMP_LT_OQ)));
+    }
+    [[gnu::target("avx2")]] static void squareRoot(F8& v) { v = (F8)_mm256_sqrt_ps((__m256)v); }
+    // One permute per block (vpermps) moves the kept lanes to the front, stored whole.
+    [[gnu::target("avx2")]] static uint32_t keepLanes(uint32_t bits, const F8 (&blocks)[4], int n,
+                                                      float* const (&out)[4]) {
+        I8 order;
+        std::memcpy(&order, kCompactionOrders[bits].data(), sizeof order);
+        for (int a = 0; a < n; ++a)
+            store8(out[a], __builtin_shuffle(blocks[a], order));
+        return uint32_t(std::popcount(bits));
+    }
+};
+#endif
+
+// The particle positions in sorted order as structure of arrays (one copy per call), so a
+// cell's candidates are read 8 at a time from contiguous sorted-index ranges.
+struct SortedPositions {
+    std::vector<float> x, y, z;
+};
+
+// Candidates of one grid cell's particles: those of the 27 cells around it that lie within h of
+// the box of the cell's particles (the rest, about 70 % on a lattice, are beyond h of every one
+// of them), with their values (V_j in the L pass). The count is padded to whole 8-lane
+// blocks with far-away points of zero value, which add exactly 0 to every kernel sum, so the
+// per-particle sums run over all candidates without a per-candidate test or compaction.
 struct Candidates {
     std::vector<float> x, y, z, v;
-    std::vector<std::pair<uint32_t, uint32_t>> ranges; // sorted-index ranges of the 27 cells
-    Eigen::ArrayXf dx, dy, dz, s, nv;                  // per particle: its neighbours within h (compacted)
+    std::vector<std::pair<uint32_t, uint32_t>> ranges; // merged sorted-index ranges of the 27 cells
+    uint32_t count = 0;                                // padded to a multiple of kLanes
     size_t bytes() const {
         return (x.capacity() + y.capacity() + z.capacity() + v.capacity()) * sizeof(float) +
-               size_t(dx.size() + dy.size() + dz.size() + s.size() + nv.size()) * sizeof(float);
+               ranges.capacity() * sizeof(ranges[0]);
     }
 };
 } // namespace
 
-// Neighbour bit masks of one particle over its cell's candidates (cells with <= 256 candidates).
-using NeighbourMask = std::array<uint64_t, 4>;
-constexpr size_t kMaskCandidates = 256;
-
 struct SurfaceDetection_Marrone2010::Workspace::Impl {
     tbb::enumerable_thread_specific<Candidates> candidates;
-    std::vector<NeighbourMask> masks; // per sorted particle, during computeDensitiesAndLambda
-    std::vector<float> volumes;       // V_j = m / rho_j per sorted particle
+    SortedPositions positions;
+    std::vector<float> volumes; // V_j = m / rho_j per sorted particle
 };
 
 SurfaceDetection_Marrone2010::Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
 SurfaceDetection_Marrone2010::Workspace::~Workspace() = default;
 size_t SurfaceDetection_Marrone2010::Workspace::bytes() const {
-    size_t b = impl_->masks.capacity() * sizeof(NeighbourMask) + impl_->volumes.capacity() * sizeof(float);
+    const SortedPositions& p = impl_->positions;
+    size_t b = (p.x.capacity() + p.y.capacity() + p.z.capacity() + impl_->volumes.capacity()) * sizeof(float);
     for (const Candidates& c : impl_->candidates)
         b += c.bytes();
     return b;
 }
 
 namespace {
+
+// kLanes spare floats at the end: candidate ranges are read in whole blocks (the lanes past a
+// range are masked out).
+void copySorted(std::span<const Vec3f> xs, SortedPositions& p) {
+    p.x.resize(xs.size() + kLanes);
+    p.y.resize(xs.size() + kLanes);
+    p.z.resize(xs.size() + kLanes);
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, xs.size(), 16384),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t j = r.begin(); j < r.end(); ++j) {
+                              p.x[j] = xs[j].x();
+                              p.y[j] = xs[j].y();
+                              p.z[j] = xs[j].z();
+                          }
+                      });
+}
+
+// What a pass needs to gather a cell's candidates. The arrays have kLanes readable floats past
+// the last particle, so ranges are read in whole blocks.
+struct Sources {
+    const NeighborGrid& grid;
+    const SortedPositions& positions;
+    const float* values; // per sorted particle, or null (no values needed)
+    float h;
+};
+
+// Sorted-index ranges of the 27 cells around cell [b, e), contiguous ones merged (cells are in
+// Z-order within bricks, so neighbours in x often are).
+void candidateRanges(const Sources& src, uint32_t b, Candidates& c) {
+    const SortedPositions& p = src.positions;
+    c.ranges.clear();
+    uint32_t m = 0;
+    src.grid.forEachCandidateRange(Vec3f(p.x[b], p.y[b], p.z[b]), src.h, [&](uint32_t rb, uint32_t re) {
+        if (!c.ranges.empty() && c.ranges.back().second == rb)
+            c.ranges.back().second = re;
+        else
+            c.ranges.emplace_back(rb, re);
+        m += re - rb;
+    });
+    if (c.x.size() < m + kLanes) { // room for the padding; grown rarely
+        const size_t capacity = 2 * m + kLanes;
+        c.x.resize(capacity);
+        c.y.resize(capacity);
+        c.z.resize(capacity);
+        c.v.resize(capacity);
+    }
+}
+
+// Appends the candidates of [rb, re) that are within h of the box [lo, hi] to c (from c.count),
+// 8 at a time: the distance test gives a lane mask, and only the set lanes are copied. The test
+// is conservative: lo <= x_i <= hi and rounding is monotonic, so the computed box distance never
+// exceeds the computed |x_i - x_j|; a candidate it drops has |x_i - x_j|^2 >= h^2 for every
+// particle i of the cell, as the per-particle test had it.
+template <class Target>
+[[gnu::always_inline]] inline void appendNearBox(const Sources& src, uint32_t rb, uint32_t re,
+                                                 const F8 (&lo)[3], const F8 (&hi)[3], Candidates& c) {
+    const SortedPositions& p = src.positions;
+    const F8 zero = {}, h2 = zero + src.h * src.h;
+    const int arrays = src.values ? 4 : 3; // positions, and values when there are
+    uint32_t k = c.count;
+    for (uint32_t j0 = rb; j0 < re; j0 += kLanes) {
+        F8 block[4]; // x, y, z, value
+        load8(block[0], p.x.data() + j0);
+        load8(block[1], p.y.data() + j0);
+        load8(block[2], p.z.data() + j0);
+        if (src.values)
+            load8(block[3], src.values + j0);
+        // Distance to the box per axis: max(lo - p, 0) + max(p - hi, 0) (one of them is 0).
+        F8 e[3];
+        for (int a = 0; a < 3; ++a) {
+            F8 below = lo[a] - block[a], above = block[a] - hi[a];
+            Target::atLeast(below, zero);
+            Target::atLeast(above, zero);
+            e[a] = below + above;
+        }
+        uint32_t bits = Target::lanesBelow((e[0] * e[0] + e[1] * e[1]) + e[2] * e[2], h2);
+        if (re - j0 < kLanes)
+            bits &= (1u << (re - j0)) - 1u;
+        // The arrays have a block of room past the count.
+        float* const out[4] = {c.x.data() + k, c.y.data() + k, c.z.data() + k, c.v.data() + k};
+        k += Target::keepLanes(bits, block, arrays, out);
+    }
+    c.count = k;
+}
+
+// The candidates of the cell [b, e), ready for the kernel sums.
+template <class Target>
+[[gnu::always_inline]] inline void gather(const Sources& src, uint32_t b, uint32_t e, Candidates& c) {
+    const SortedPositions& p = src.positions;
+    Vec3f lo(p.x[b], p.y[b], p.z[b]), hi = lo;
+    for (uint32_t i = b + 1; i < e; ++i) {
+        const Vec3f xi(p.x[i], p.y[i], p.z[i]);
+        lo = lo.cwiseMin(xi);
+        hi = hi.cwiseMax(xi);
+    }
+    candidateRanges(src, b, c);
+    const F8 zero = {};
+    const F8 lo8[3] = {zero + lo.x(), zero + lo.y(), zero + lo.z()};
+    const F8 hi8[3] = {zero + hi.x(), zero + hi.y(), zero + hi.z()};
+    c.count = 0;
+    for (const auto& [rb, re] : c.ranges)
+        appendNearBox<Target>(src, rb, re, lo8, hi8, c);
+    // Padding: at least 2h below the box in x, so beyond h of every particle of the cell, value 0
+    // (the |lo.x| term keeps the gap when 2h is below the rounding of far-off coordinates).
+    const uint32_t padded = (c.count + kLanes - 1) / kLanes * kLanes;
+    const float padX = lo.x() - (2.0f * src.h + std::abs(lo.x()));
+    for (uint32_t j = c.count; j < padded; ++j) {
+        c.x[j] = padX;
+        c.y[j] = lo.y();
+        c.z[j] = lo.z();
+        c.v[j] = 0.0f;
+    }
+    c.count = padded;
+}
+
+// The cubic spline in branch-free form: W = k (2 max(0, 1-q)^3 - 8 max(0, 1/2-q)^3), which equals
+// k (6q^3 - 6q^2 + 1) for q <= 1/2 and 2k (1-q)^3 for 1/2 < q <= 1 (same as CubicSplineKernel).
+// Returns sum_j W_ij / k over the candidates (the own term included).
+template <class Target>
+[[gnu::always_inline]] inline float kernelSum(const Candidates& c, float xi, float yi, float zi, float invH) {
+    const F8 zero = {}, one = zero + 1.0f, half = zero + 0.5f;
+    F8 sum = zero;
+    for (uint32_t j0 = 0; j0 < c.count; j0 += kLanes) {
+        F8 dx, dy, dz;
+        load8(dx, c.x.data() + j0);
+        load8(dy, c.y.data() + j0);
+        load8(dz, c.z.data() + j0);
+        dx = xi - dx;
+        dy = yi - dy;
+        dz = zi - dz;
+        F8 q = (dx * dx + dy * dy) + dz * dz;
+        Target::squareRoot(q);
+        q *= invH;
+        F8 a = one - q, b = half - q;
+        Target::atLeast(a, zero);
+        Target::atLeast(b, zero);
+        sum += 2.0f * (a * a * a) - 8.0f * (b * b * b);
+    }
+    return total(sum);
+}
+
+// L_i = -sum_j V_j x_ij (x) gradW_ij with gradW_ij = (dW/dq) / (h |x_ij|) x_ij (symmetric): with
+// s_j = -V_j (dW/dq) / (h |x_ij|), L_i = sum_j s_j x_ij x_ij^T. dW/dq = k (-6 max(0,1-q)^2 +
+// 24 max(0,1/2-q)^2) is 0 at q = 0, so the own term vanishes.
+template <class Target>
+[[gnu::always_inline]] inline Mat3f renormalisationInverse(const Candidates& c, float xi, float yi, float zi,
+                                                           float k, float invH) {
+    const F8 zero = {}, one = zero + 1.0f, half = zero + 0.5f, tiny = zero + 1e-20f;
+    F8 lxx = zero, lxy = zero, lxz = zero, lyy = zero, lyz = zero, lzz = zero;
+    for (uint32_t j0 = 0; j0 < c.count; j0 += kLanes) {
+        F8 dx, dy, dz, volume;
+        load8(dx, c.x.data() + j0);
+        load8(dy, c.y.data() + j0);
+        load8(dz, c.z.data() + j0);
+        load8(volume, c.v.data() + j0);
+        dx = xi - dx;
+        dy = yi - dy;
+        dz = zi - dz;
+        F8 r = (dx * dx + dy * dy) + dz * dz;
+        Target::squareRoot(r);
+        const F8 q = r * invH;
+        F8 a = one - q, b = half - q;
+        Target::atLeast(a, zero);
+        Target::atLeast(b, zero);
+        F8 rSafe = r; // max(r, tiny): the own term divides 0 by it
+        Target::atLeast(rSafe, tiny);
+        const F8 s = -volume * k * (-6.0f * (a * a) + 24.0f * (b * b)) * invH / rSafe;
+        const F8 sx = s * dx, sy = s * dy, sz = s * dz;
+        lxx += sx * dx;
+        lxy += sx * dy;
+        lxz += sx * dz;
+        lyy += sy * dy;
+        lyz += sy * dz;
+        lzz += sz * dz;
+    }
+    Mat3f L;
+    L << total(lxx), total(lxy), total(lxz), total(lxy), total(lyy), total(lyz), total(lxz), total(lyz),
+        total(lzz);
+    return L;
+}
+
+// One density-pass cell: rho_i = m k sum_j W_ij / k for its particles.
+struct DensityPass {
+    Sources src;
+    float invH, massK;
+    float* rho;
+};
+template <class Target>
+[[gnu::always_inline]] inline void densityCell(const DensityPass& pass, uint32_t b, uint32_t e,
+                                               Candidates& c) {
+    gather<Target>(pass.src, b, e, c);
+    const SortedPositions& p = pass.src.positions;
+    for (uint32_t i = b; i < e; ++i)
+        pass.rho[i] = pass.massK * kernelSum<Target>(c, p.x[i], p.y[i], p.z[i], pass.invH);
+}
+
+// One L-pass cell: lambda_i = smallest eigenvalue of L_i for its particles.
+struct LambdaPass {
+    Sources src; // values: V_j
+    float invH, k;
+    float* lambda;
+};
+template <class Target>
+[[gnu::always_inline]] inline void lambdaCell(const LambdaPass& pass, uint32_t b, uint32_t e, Candidates& c) {
+    gather<Target>(pass.src, b, e, c);
+    const SortedPositions& p = pass.src.positions;
+    for (uint32_t i = b; i < e; ++i)
+        pass.lambda[i] = SurfaceDetection_Marrone2010::smallestEigenvalue(
+            renormalisationInverse<Target>(c, p.x[i], p.y[i], p.z[i], pass.k, pass.invH));
+}
+
+void densityCellBaseline(const DensityPass& pass, uint32_t b, uint32_t e, Candidates& c) {
+    densityCell<BaselineTarget>(pass, b, e, c);
+}
+void lambdaCellBaseline(const LambdaPass& pass, uint32_t b, uint32_t e, Candidates& c) {
+    lambdaCell<BaselineTarget>(pass, b, e, c);
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] void densityCellAvx2(const DensityPass& pass, uint32_t b, uint32_t e, Candidates& c) {
+    densityCell<Avx2Target>(pass, b, e, c);
+}
+[[gnu::target("avx2")]] void lambdaCellAvx2(const LambdaPass& pass, uint32_t b, uint32_t e, Candidates& c) {
+    lambdaCell<Avx2Target>(pass, b, e, c);
+}
+const bool kHasAvx2 = __builtin_cpu_supports("avx2");
+#endif
 
 template <class PerCell> void forEachOccupiedCell(const NeighborGrid& grid, PerCell&& perCell) {
     tbb::parallel_for(tbb::blocked_range<uint32_t>(0, uint32_t(grid.cellCount()), 256),
@@ -63,98 +420,39 @@ template <class PerCell> void forEachOccupiedCell(const NeighborGrid& grid, PerC
                       });
 }
 
-// Candidates of the cell holding origin: positions, and values[j] when values is not empty.
-void gather(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const float> values,
-            const Vec3f& origin, float h, Candidates& c) {
-    c.ranges.clear();
-    size_t m = 0;
-    grid.forEachCandidateRange(origin, h, [&](uint32_t b, uint32_t e) {
-        c.ranges.emplace_back(b, e);
-        m += e - b;
-    });
-    c.x.resize(m);
-    c.y.resize(m);
-    c.z.resize(m);
-    c.v.resize(m);
-    float *x = c.x.data(), *y = c.y.data(), *z = c.z.data(), *v = c.v.data();
-    const Vec3f* p = xs.data();
-    size_t k = 0;
-    for (const auto& [b, e] : c.ranges) {
-        for (uint32_t j = b; j < e; ++j, ++k) {
-            x[k] = p[j].x();
-            y[k] = p[j].y();
-            z[k] = p[j].z();
-        }
-        if (!values.empty())
-            std::copy(values.data() + b, values.data() + e, v + (k - (e - b)));
-    }
-    if (c.dx.size() < Eigen::Index(m)) {
-        const Eigen::Index cap = std::max<Eigen::Index>(2 * Eigen::Index(m), 256);
-        c.dx.resize(cap);
-        c.dy.resize(cap);
-        c.dz.resize(cap);
-        c.s.resize(cap);
-        c.nv.resize(cap);
-    }
-}
-
-// Copies the candidates whose bits are set into c.dx/dy/dz (x_i - x_j) and c.nv (value), in
-// candidate order, starting at k; returns the new count.
-inline Eigen::Index compact(Candidates& c, size_t j0, uint64_t bits, float xi, float yi, float zi,
-                            Eigen::Index k) {
-    const float *x = c.x.data(), *y = c.y.data(), *z = c.z.data(), *v = c.v.data();
-    float *dx = c.dx.data(), *dy = c.dy.data(), *dz = c.dz.data(), *nv = c.nv.data();
-    for (; bits; bits &= bits - 1) {
-        const size_t jj = j0 + size_t(std::countr_zero(bits));
-        dx[k] = xi - x[jj];
-        dy[k] = yi - y[jj];
-        dz[k] = zi - z[jj];
-        nv[k] = v[jj];
-        ++k;
-    }
-    return k;
-}
-
-// Compacts the candidates within h of (xi, yi, zi); returns their count. 64 candidates at a time:
-// a SIMD distance test gives a bit mask, and only the set bits (~15 % of the candidates) are
-// copied. The masks are written to maskOut when given (and the candidates fit in it).
-Eigen::Index neighbours(Candidates& c, float xi, float yi, float zi, float h2,
-                        NeighbourMask* maskOut = nullptr) {
-    const size_t m = c.x.size();
-    const float *x = c.x.data(), *y = c.y.data(), *z = c.z.data();
-    Eigen::Index k = 0;
-    for (size_t j0 = 0; j0 < m; j0 += 64) {
-        const size_t len = std::min<size_t>(64, m - j0);
-        uint64_t bits = 0;
-        size_t j = 0;
-#if defined(__SSE2__)
-        const __m128 xv = _mm_set1_ps(xi), yv = _mm_set1_ps(yi), zv = _mm_set1_ps(zi), hv = _mm_set1_ps(h2);
-        for (; j + 4 <= len; j += 4) {
-            const __m128 ex = _mm_sub_ps(xv, _mm_loadu_ps(x + j0 + j));
-            const __m128 ey = _mm_sub_ps(yv, _mm_loadu_ps(y + j0 + j));
-            const __m128 ez = _mm_sub_ps(zv, _mm_loadu_ps(z + j0 + j));
-            const __m128 r2 =
-                _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex, ex), _mm_mul_ps(ey, ey)), _mm_mul_ps(ez, ez));
-            bits |= uint64_t(unsigned(_mm_movemask_ps(_mm_cmplt_ps(r2, hv)))) << j;
-        }
+// ws.positions must hold the sorted positions.
+void densityPass(const NeighborGrid& grid, const CubicSplineKernel& kernel, float mass, std::span<float> rho,
+                 SurfaceDetection_Marrone2010::Workspace::Impl& ws) {
+    const float h = kernel.supportRadius();
+    const float k = 8.0f / (std::numbers::pi_v<float> * h * h * h);
+    const DensityPass pass{{grid, ws.positions, nullptr, h}, 1.0f / h, mass * k, rho.data()};
+    auto perCell = densityCellBaseline;
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        perCell = densityCellAvx2;
 #endif
-        for (; j < len; ++j) {
-            const float ex = xi - x[j0 + j], ey = yi - y[j0 + j], ez = zi - z[j0 + j];
-            bits |= uint64_t((ex * ex + ey * ey) + ez * ez < h2) << j;
-        }
-        if (maskOut && m <= kMaskCandidates)
-            (*maskOut)[j0 / 64] = bits;
-        k = compact(c, j0, bits, xi, yi, zi, k);
-    }
-    return k;
+    forEachOccupiedCell(grid, [&](uint32_t b, uint32_t e) { perCell(pass, b, e, ws.candidates.local()); });
 }
 
-// The same from a stored mask (the candidates gathered in the same order).
-Eigen::Index neighbours(Candidates& c, float xi, float yi, float zi, const NeighbourMask& mask) {
-    Eigen::Index k = 0;
-    for (size_t j0 = 0; j0 < c.x.size(); j0 += 64)
-        k = compact(c, j0, mask[j0 / 64], xi, yi, zi, k);
-    return k;
+// ws.positions must hold the sorted positions.
+void lambdaPass(const NeighborGrid& grid, std::span<const float> rho, const CubicSplineKernel& kernel,
+                float mass, std::span<float> lambda, SurfaceDetection_Marrone2010::Workspace::Impl& ws) {
+    const float h = kernel.supportRadius();
+    const float k = 8.0f / (std::numbers::pi_v<float> * h * h * h);
+    ws.volumes.resize(rho.size() + kLanes); // read in whole blocks, as the positions
+    float* volumes = ws.volumes.data();
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, rho.size(), 16384),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t j = r.begin(); j < r.end(); ++j)
+                              volumes[j] = rho[j] > 0.0f ? mass / rho[j] : 0.0f; // V_j = m / rho_j
+                      });
+    const LambdaPass pass{{grid, ws.positions, volumes, h}, 1.0f / h, k, lambda.data()};
+    auto perCell = lambdaCellBaseline;
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        perCell = lambdaCellAvx2;
+#endif
+    forEachOccupiedCell(grid, [&](uint32_t b, uint32_t e) { perCell(pass, b, e, ws.candidates.local()); });
 }
 } // namespace
 
@@ -172,83 +470,18 @@ void SurfaceDetection_Marrone2010::computeLambda(const NeighborGrid& grid, std::
     computeLambda(grid, xs, rho, kernel, mass, lambda, ws);
 }
 
-namespace {
-// The cubic spline in branch-free form: W = k (2 max(0, 1-q)^3 - 8 max(0, 1/2-q)^3), which equals
-// k (6q^3 - 6q^2 + 1) for q <= 1/2 and 2k (1-q)^3 for 1/2 < q <= 1 (same as CubicSplineKernel).
-// masks: per sorted particle, written when given.
-void densityPass(const NeighborGrid& grid, std::span<const Vec3f> xs, const CubicSplineKernel& kernel,
-                 float mass, std::span<float> rho, tbb::enumerable_thread_specific<Candidates>& tls,
-                 NeighbourMask* masks) {
-    const float h = kernel.supportRadius(), invH = 1.0f / h;
-    const float k = 8.0f / (std::numbers::pi_v<float> * h * h * h);
-    forEachOccupiedCell(grid, [&](uint32_t b, uint32_t e) {
-        Candidates& c = tls.local();
-        gather(grid, xs, {}, xs[b], h, c);
-        for (uint32_t i = b; i < e; ++i) {
-            const Eigen::Index n =
-                neighbours(c, xs[i].x(), xs[i].y(), xs[i].z(), h * h, masks ? masks + i : nullptr);
-            auto q = c.s.head(n);
-            q = (c.dx.head(n).square() + c.dy.head(n).square() + c.dz.head(n).square()).sqrt() * invH;
-            const float sum = (2.0f * (1.0f - q).max(0.0f).cube() - 8.0f * (0.5f - q).max(0.0f).cube()).sum();
-            rho[i] = mass * k * sum;
-        }
-    });
-}
-
-// masks: per sorted particle from densityPass over the same grid and positions, or null.
-void lambdaPass(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const float> rho,
-                const CubicSplineKernel& kernel, float mass, std::span<float> lambda,
-                SurfaceDetection_Marrone2010::Workspace::Impl& ws, const NeighbourMask* masks) {
-    const float h = kernel.supportRadius(), invH = 1.0f / h;
-    const float k = 8.0f / (std::numbers::pi_v<float> * h * h * h);
-    ws.volumes.resize(rho.size());
-    float* volumes = ws.volumes.data();
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, rho.size(), 16384),
-                      [&](const tbb::blocked_range<size_t>& r) {
-                          for (size_t j = r.begin(); j < r.end(); ++j)
-                              volumes[j] = rho[j] > 0.0f ? mass / rho[j] : 0.0f; // V_j = m / rho_j
-                      });
-    auto& tls = ws.candidates;
-    forEachOccupiedCell(grid, [&](uint32_t b, uint32_t e) {
-        Candidates& c = tls.local();
-        gather(grid, xs, ws.volumes, xs[b], h, c);
-        const bool useMasks = masks && c.x.size() <= kMaskCandidates;
-        for (uint32_t i = b; i < e; ++i) {
-            const Eigen::Index n = useMasks ? neighbours(c, xs[i].x(), xs[i].y(), xs[i].z(), masks[i])
-                                            : neighbours(c, xs[i].x(), xs[i].y(), xs[i].z(), h * h);
-            auto dx = c.dx.head(n), dy = c.dy.head(n), dz = c.dz.head(n), s = c.s.head(n);
-            const auto cv = c.nv.head(n);
-            // L = -sum_j V_j x_ij (x) gradW_ij with gradW_ij = (dW/dq) / (h |x_ij|) x_ij (symmetric).
-            // s_j = -V_j (dW/dq) / (h |x_ij|); dW/dq = k (-6 max(0,1-q)^2 + 24 max(0,1/2-q)^2) is 0
-            // at q = 0, so the self term vanishes.
-            s = (dx.square() + dy.square() + dz.square()).sqrt();
-            s = -cv * k *
-                (-6.0f * (1.0f - s * invH).max(0.0f).square() +
-                 24.0f * (0.5f - s * invH).max(0.0f).square()) *
-                invH / s.max(1e-20f);
-            Mat3f L;
-            L(0, 0) = (s * dx * dx).sum();
-            L(0, 1) = L(1, 0) = (s * dx * dy).sum();
-            L(0, 2) = L(2, 0) = (s * dx * dz).sum();
-            L(1, 1) = (s * dy * dy).sum();
-            L(1, 2) = L(2, 1) = (s * dy * dz).sum();
-            L(2, 2) = (s * dz * dz).sum();
-            lambda[i] = SurfaceDetection_Marrone2010::smallestEigenvalue(L);
-        }
-    });
-}
-} // namespace
-
 void SurfaceDetection_Marrone2010::computeDensities(const NeighborGrid& grid, std::span<const Vec3f> xs,
                                                     const CubicSplineKernel& kernel, float mass,
                                                     std::span<float> rho, Workspace& workspace) {
-    densityPass(grid, xs, kernel, mass, rho, workspace.impl().candidates, nullptr);
+    copySorted(xs, workspace.impl().positions);
+    densityPass(grid, kernel, mass, rho, workspace.impl());
 }
 
 void SurfaceDetection_Marrone2010::computeLambda(const NeighborGrid& grid, std::span<const Vec3f> xs,
                                                  std::span<const float> rho, const CubicSplineKernel& kernel,
                                                  float mass, std::span<float> lambda, Workspace& workspace) {
-    lambdaPass(grid, xs, rho, kernel, mass, lambda, workspace.impl(), nullptr);
+    copySorted(xs, workspace.impl().positions);
+    lambdaPass(grid, rho, kernel, mass, lambda, workspace.impl());
 }
 
 void SurfaceDetection_Marrone2010::computeDensitiesAndLambda(const NeighborGrid& grid,
@@ -256,12 +489,10 @@ void SurfaceDetection_Marrone2010::computeDensitiesAndLambda(const NeighborGrid&
                                                              const CubicSplineKernel& kernel, float mass,
                                                              std::span<float> rho, std::span<float> lambda,
                                                              Workspace& workspace) {
-    auto& masks = workspace.impl().masks;
-    masks.resize(xs.size());
-    densityPass(grid, xs, kernel, mass, rho, workspace.impl().candidates, masks.data());
-    lambdaPass(grid, xs, rho, kernel, mass, lambda, workspace.impl(), masks.data());
+    copySorted(xs, workspace.impl().positions);
+    densityPass(grid, kernel, mass, rho, workspace.impl());
+    lambdaPass(grid, rho, kernel, mass, lambda, workspace.impl());
 }
-
 // Roots of the characteristic cubic of a symmetric 3x3 matrix A (Smith 1961): with q = tr A / 3
 // and p = sqrt(tr((A - qI)^2) / 6), B = (A - qI) / p has eigenvalues 2 cos(phi + 2 pi k / 3),
 // phi = acos(det B / 2) / 3; the smallest is k = 1. Two transcendental calls instead of the

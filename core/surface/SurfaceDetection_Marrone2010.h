@@ -6,11 +6,13 @@
 // particle. Shao et al. 2016 flag lambda_i <= lambdaMin = 0.75.
 //
 // Standalone path (particle files, no solver data): two passes over the grid's occupied cells,
-// densities then L. Each cell gathers its 27-cell candidates once per pass in structure-of-arrays
-// form; per particle the candidates within h are found with a SIMD distance test that yields a
-// bit mask (no per-candidate branch or store), and only those ~33 of ~216 are compacted for the
-// kernel sums. lambda_min comes from the closed-form (trigonometric) root of the characteristic
-// cubic in double precision.
+// densities then L. Each cell gathers, once per pass and in structure-of-arrays form, those of
+// its 27-cell candidates that lie within h of the box of its particles (~64 of ~216 on a lattice;
+// the others are beyond h of all of them); the kernel sums of each particle then run over all of
+// them in 8-float SIMD lanes (the kernel vanishes beyond h), with no per-particle distance
+// test or compaction. Baseline x86-64 and AVX2 (chosen at run time) do the same arithmetic, so
+// lambda does not depend on the CPU. lambda_min comes from the closed-form (trigonometric) root
+// of the characteristic cubic in double precision.
 #include "common/Types.h"
 #include "sph/CubicSplineKernel.h"
 #include "sph/NeighborGrid.h"
@@ -51,9 +53,8 @@ public:
     static void computeLambda(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const float> rho,
                               const CubicSplineKernel& kernel, float mass, std::span<float> lambda,
                               Workspace& workspace);
-    /// Both passes for inputs without solver densities (rho out, lambda out). The density pass
-    /// keeps each particle's neighbour bit mask over its cell's candidates (32 bytes per particle
-    /// while the call runs, cells with up to 256 candidates), so the L pass skips the distance tests.
+    /// Both passes for inputs without solver densities (rho out, lambda out), sharing one
+    /// structure-of-arrays copy of the positions.
     static void computeDensitiesAndLambda(const NeighborGrid& grid, std::span<const Vec3f> xs,
                                           const CubicSplineKernel& kernel, float mass, std::span<float> rho,
                                           std::span<float> lambda, Workspace& workspace);
