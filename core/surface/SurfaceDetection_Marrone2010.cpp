@@ -297,65 +297,67 @@ template <class Target>
     c.count = padded;
 }
 
-// The cubic spline in branch-free form: W = k (2 max(0, 1-q)^3 - 8 max(0, 1/2-q)^3), which equals
-// k (6q^3 - 6q^2 + 1) for q <= 1/2 and 2k (1-q)^3 for 1/2 < q <= 1 (same as CubicSplineKernel).
+// Candidates j0 .. j0 + 7 seen from x_i: offsets x_i - x_j, distance r, and the cubic spline's
+// clamped factors a = max(0, 1 - q), b = max(0, 1/2 - q) with q = r / h (both sums below).
+struct SplineLanes {
+    F8 dx, dy, dz, r, a, b;
+};
+template <class Target>
+[[gnu::always_inline]] inline void splineLanes(const Candidates& c, uint32_t j0, float xi, float yi, float zi,
+                                               float invH, SplineLanes& l) {
+    const F8 zero = {}, one = zero + 1.0f, half = zero + 0.5f;
+    load8(l.dx, c.x.data() + j0);
+    load8(l.dy, c.y.data() + j0);
+    load8(l.dz, c.z.data() + j0);
+    l.dx = xi - l.dx;
+    l.dy = yi - l.dy;
+    l.dz = zi - l.dz;
+    l.r = (l.dx * l.dx + l.dy * l.dy) + l.dz * l.dz;
+    Target::squareRoot(l.r);
+    const F8 q = l.r * invH;
+    l.a = one - q;
+    l.b = half - q;
+    Target::atLeast(l.a, zero);
+    Target::atLeast(l.b, zero);
+}
+
+// The cubic spline in branch-free form: W = k (2 a^3 - 8 b^3), which equals k (6q^3 - 6q^2 + 1)
+// for q <= 1/2 and 2k (1-q)^3 for 1/2 < q <= 1 (same as CubicSplineKernel).
 // Returns sum_j W_ij / k over the candidates (the own term included).
 template <class Target>
 [[gnu::always_inline]] inline float kernelSum(const Candidates& c, float xi, float yi, float zi, float invH) {
-    const F8 zero = {}, one = zero + 1.0f, half = zero + 0.5f;
-    F8 sum = zero;
+    F8 sum = {};
+    SplineLanes l;
     for (uint32_t j0 = 0; j0 < c.count; j0 += kLanes) {
-        F8 dx, dy, dz;
-        load8(dx, c.x.data() + j0);
-        load8(dy, c.y.data() + j0);
-        load8(dz, c.z.data() + j0);
-        dx = xi - dx;
-        dy = yi - dy;
-        dz = zi - dz;
-        F8 q = (dx * dx + dy * dy) + dz * dz;
-        Target::squareRoot(q);
-        q *= invH;
-        F8 a = one - q, b = half - q;
-        Target::atLeast(a, zero);
-        Target::atLeast(b, zero);
-        sum += 2.0f * (a * a * a) - 8.0f * (b * b * b);
+        splineLanes<Target>(c, j0, xi, yi, zi, invH, l);
+        sum += 2.0f * (l.a * l.a * l.a) - 8.0f * (l.b * l.b * l.b);
     }
     return total(sum);
 }
 
 // L_i = -sum_j V_j x_ij (x) gradW_ij with gradW_ij = (dW/dq) / (h |x_ij|) x_ij (symmetric): with
-// s_j = -V_j (dW/dq) / (h |x_ij|), L_i = sum_j s_j x_ij x_ij^T. dW/dq = k (-6 max(0,1-q)^2 +
-// 24 max(0,1/2-q)^2) is 0 at q = 0, so the own term vanishes.
+// s_j = -V_j (dW/dq) / (h |x_ij|), L_i = sum_j s_j x_ij x_ij^T. dW/dq = k (-6 a^2 + 24 b^2) is 0 at
+// q = 0, so the own term vanishes.
 template <class Target>
 [[gnu::always_inline]] inline Mat3f renormalisationInverse(const Candidates& c, float xi, float yi, float zi,
                                                            float k, float invH) {
-    const F8 zero = {}, one = zero + 1.0f, half = zero + 0.5f, tiny = zero + 1e-20f;
+    const F8 zero = {}, tiny = zero + 1e-20f;
     F8 lxx = zero, lxy = zero, lxz = zero, lyy = zero, lyz = zero, lzz = zero;
+    SplineLanes l;
     for (uint32_t j0 = 0; j0 < c.count; j0 += kLanes) {
-        F8 dx, dy, dz, volume;
-        load8(dx, c.x.data() + j0);
-        load8(dy, c.y.data() + j0);
-        load8(dz, c.z.data() + j0);
+        splineLanes<Target>(c, j0, xi, yi, zi, invH, l);
+        F8 volume;
         load8(volume, c.v.data() + j0);
-        dx = xi - dx;
-        dy = yi - dy;
-        dz = zi - dz;
-        F8 r = (dx * dx + dy * dy) + dz * dz;
-        Target::squareRoot(r);
-        const F8 q = r * invH;
-        F8 a = one - q, b = half - q;
-        Target::atLeast(a, zero);
-        Target::atLeast(b, zero);
-        F8 rSafe = r; // max(r, tiny): the own term divides 0 by it
+        F8 rSafe = l.r; // max(r, tiny): the own term divides 0 by it
         Target::atLeast(rSafe, tiny);
-        const F8 s = -volume * k * (-6.0f * (a * a) + 24.0f * (b * b)) * invH / rSafe;
-        const F8 sx = s * dx, sy = s * dy, sz = s * dz;
-        lxx += sx * dx;
-        lxy += sx * dy;
-        lxz += sx * dz;
-        lyy += sy * dy;
-        lyz += sy * dz;
-        lzz += sz * dz;
+        const F8 s = -volume * k * (-6.0f * (l.a * l.a) + 24.0f * (l.b * l.b)) * invH / rSafe;
+        const F8 sx = s * l.dx, sy = s * l.dy, sz = s * l.dz;
+        lxx += sx * l.dx;
+        lxy += sx * l.dy;
+        lxz += sx * l.dz;
+        lyy += sy * l.dy;
+        lyz += sy * l.dz;
+        lzz += sz * l.dz;
     }
     Mat3f L;
     L << total(lxx), total(lxy), total(lxz), total(lxy), total(lyy), total(lyz), total(lxz), total(lyz),
