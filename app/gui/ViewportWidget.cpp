@@ -558,16 +558,24 @@ void ViewportWidget::paintLegend(QPainter& painter, QSize size) const {
         const auto [lo, hi] = renderer_.octreeDepthRange();
         Block b{"Octree depth (leaf edge)", {}, {}, {}, {}};
         std::vector<float> edges(size_t(hi - lo + 1), 0.0f);
+        int known = -1;
         for (const OctreeNodeBox& n : f->octreeNodes)
-            if (n.depth >= lo && n.depth <= hi && edges[n.depth - lo] == 0.0f)
+            if (n.depth >= lo && n.depth <= hi && edges[n.depth - lo] == 0.0f) {
                 edges[n.depth - lo] = n.edge;
+                known = n.depth;
+            }
+        // A depth without a stored node in this frame (showed "0 mm") still has its edge: each level
+        // halves the one above.
+        for (int d = lo; d <= hi && known >= 0; ++d)
+            if (edges[d - lo] == 0.0f)
+                edges[d - lo] = std::ldexp(edges[known - lo], known - d);
         for (int d = lo; d <= hi; ++d) {
             const bool shown = d >= settings_.octreeMinDepth && d <= settings_.octreeMaxDepth;
+            const float edge = edges[d - lo];
+            const QString length = edge >= 1.0f ? QString("%1 m").arg(edge, 0, 'g', 3)
+                                                : QString("%1 mm").arg(edge * 1000.0f, 0, 'g', 3);
             b.swatches.push_back({qcolor(render::octreeDepthColor(d, lo, hi), shown ? 255 : 70),
-                                  QString("%1  (%2 mm)%3")
-                                      .arg(d)
-                                      .arg(edges[d - lo] * 1000.0f, 0, 'g', 3)
-                                      .arg(shown ? "" : "  hidden")});
+                                  QString("%1  (%2)%3").arg(d).arg(length).arg(shown ? "" : "  hidden")});
         }
         QStringList classes;
         if (settings_.octreeSurface)
