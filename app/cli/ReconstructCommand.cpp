@@ -22,6 +22,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <numbers>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -205,6 +206,38 @@ float medianNearestDistance(const std::string& source, const std::vector<Vec3f>&
     return d[d.size() / 2];
 }
 
+// The particle radius of a file without one: half the spacing of the volume each particle fills.
+// Half the median nearest-neighbour distance alone runs ~12 % short on a disordered fluid (SPH
+// output: the nearest neighbour sits closer than the rest spacing), and with the file's densities
+// V_j = m / rho_j then shrinks L by ~30 %: lambda ~0.7 in the bulk, every particle a surface particle
+// (a cylinder-scene frame at r = 12.5 mm: estimate 11.1 mm, 11 904 of 11 904 flagged). Around sampled
+// particles, count the particles within R = 4 d; the 90th-percentile count (an interior particle's:
+// surface particles see a half-empty sphere) gives the volume per particle. Held to [d, 1.25 d] for
+// the spacing, so a one-particle sheet (where a volume count means little) stays near d / 2.
+float estimateParticleRadius(const std::string& source, const std::vector<Vec3f>& x) {
+    const float d = medianNearestDistance(source, x);
+    const float R = 4.0f * d;
+    NeighborGrid grid;
+    grid.setDomainFromPoints(x, R);
+    grid.build(x);
+    std::vector<Vec3f> xs;
+    grid.gather(std::span<const Vec3f>(x), xs);
+    std::vector<uint32_t> counts;
+    // Far-flung outliers coarsen the grid (memory bound): then each count scans many more particles.
+    const size_t samples = grid.cellSize() > 2.0f * R ? 200 : 2000;
+    const size_t step = std::max<size_t>(1, xs.size() / samples);
+    for (size_t k = 0; k < xs.size(); k += step) {
+        uint32_t n = 0;
+        grid.forEachNeighbor(xs[k], R, xs, [&](uint32_t, const Vec3f&, float) { ++n; });
+        counts.push_back(n);
+    }
+    const auto q90 = counts.begin() + std::ptrdiff_t(counts.size() * 9 / 10);
+    std::nth_element(counts.begin(), q90, counts.end());
+    const double volumePerParticle = 4.0 / 3.0 * std::numbers::pi * double(R) * R * R / double(*q90);
+    const float spacing = std::clamp(float(std::cbrt(volumePerParticle)), d, 1.25f * d);
+    return 0.5f * spacing;
+}
+
 nlohmann::json statsJson(const SurfaceStats& s, const SurfaceSettings& settings) {
     return nlohmann::json{{"particles", s.particles},
                           {"surfaceParticles", s.surfaceParticles},
@@ -282,9 +315,9 @@ int run(const Args& args) {
     // The radius: given, or estimated once from the first frame (and then held to the table's range).
     if (!o.radiusGiven) {
         const ParticleData first = readParticles(jobs[0].in);
-        const float r = 0.5f * medianNearestDistance(jobs[0].in, first.positions);
+        const float r = estimateParticleRadius(jobs[0].in, first.positions);
         std::cerr << "reconstruct: estimated particle radius r = " << r
-                  << " m (half the median nearest-neighbour distance); pass --radius to override\n";
+                  << " m (half the spacing of the volume per particle); pass --radius to override\n";
         try {
             o.params.set("particleRadius", r);
         } catch (const ParameterError& e) {
@@ -388,15 +421,16 @@ int run(const Args& args) {
 
 const CommandRegistrar registrar(
     "reconstruct",
-    Command{"reconstruct IN.ply|IN.vtk OUT.obj|OUT.ply [--radius r] [--lambda 0.75] [--leaf L] "
-            "[--method octree|uniform|narrow|sparse] [--s-enlargement f] [--set name=value ...] "
-            "[--stats-json FILE] [--first N --last M]",
-            "Surface mesh from particles (adaptive octree, Shao 2016). IN/OUT may be frame patterns like "
-            "frame_%04d.ply; without --radius it is estimated as half the median nearest-neighbour distance. "
-            "The options are the parameter table's (same names and ranges as run --set): --radius = "
-            "particleRadius, --lambda = lambdaMin, --leaf = leafSize, --method = surfaceMethod, "
-            "--s-enlargement = surfaceSEnlargement.",
-            run});
+    Command{
+        "reconstruct IN.ply|IN.vtk OUT.obj|OUT.ply [--radius r] [--lambda 0.75] [--leaf L] "
+        "[--method octree|uniform|narrow|sparse] [--s-enlargement f] [--set name=value ...] "
+        "[--stats-json FILE] [--first N --last M]",
+        "Surface mesh from particles (adaptive octree, Shao 2016). IN/OUT may be frame patterns like "
+        "frame_%04d.ply; without --radius it is estimated as half the spacing of the volume per particle. "
+        "The options are the parameter table's (same names and ranges as run --set): --radius = "
+        "particleRadius, --lambda = lambdaMin, --leaf = leafSize, --method = surfaceMethod, "
+        "--s-enlargement = surfaceSEnlargement.",
+        run});
 
 } // namespace
 } // namespace octo::cli
