@@ -54,8 +54,7 @@ FrameSurfacePtr SurfaceStage::run(SurfaceJob& job) {
     out->time = job.time;
     out->step = job.step;
     out->generation = job.generation;
-    out->detectMs = job.detectMs;
-    out->refreshMs = job.refreshMs;
+    out->copyMs = job.copyMs;
     const auto t0 = std::chrono::steady_clock::now();
     try {
         if (job.lambda.empty())

@@ -25,11 +25,10 @@ struct SurfaceJob {
     uint64_t generation = 0; ///< settings / scene generation (results of older ones are dropped)
     std::vector<Vec3f> positions;
     std::vector<float> densities;
-    std::vector<float> lambda; ///< Marrone lambda from the solver (empty: the stage detects itself)
+    std::vector<float> lambda; ///< Marrone lambda if the caller has it (empty: the stage detects it)
     std::vector<uint32_t> ids; ///< stable particle ids (FluidState::ids)
     SurfaceSettings settings;
-    double detectMs = 0.0;  ///< solver-side detection time (lambda over the cached lists)
-    double refreshMs = 0.0; ///< neighbour-list refresh at the frame end (the next step reuses it)
+    double copyMs = 0.0; ///< copying the frame's particles for the stage (on the physics thread)
 };
 
 /// One finished frame surface. result.lambda / surfaceFlag are in the job's particle order;
@@ -42,17 +41,14 @@ struct FrameSurface {
     SurfaceResult result;
     std::vector<uint8_t> flagById;
     std::vector<float> lambdaById;
-    double detectMs = 0.0; ///< solver-side detection (lambda over the cached lists)
-    /// The frame-end neighbour-list refresh detection needs; the next step reuses the lists
-    /// instead of building its own, so this is the physics' neighbour search done early.
-    double refreshMs = 0.0;
-    double buildMs = 0.0; ///< wall time of the reconstruction (detection not included)
+    double copyMs = 0.0;  ///< the job's copy of the frame's particles (physics thread)
+    double buildMs = 0.0; ///< wall time of the reconstruction (detection included)
     std::string error;    ///< non-empty: the build failed (result empty)
     /// Tode of the paper (detection + octree + distance field), ms.
     double odeMs() const {
-        return detectMs + result.stats.tDetectMs + result.stats.tOctreeMs + result.stats.tDistanceMs;
+        return result.stats.tDetectMs + result.stats.tOctreeMs + result.stats.tDistanceMs;
     }
-    double totalMs() const { return detectMs + buildMs; }
+    double totalMs() const { return copyMs + buildMs; }
 };
 using FrameSurfacePtr = std::shared_ptr<const FrameSurface>;
 
