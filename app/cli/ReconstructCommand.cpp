@@ -161,6 +161,15 @@ std::vector<long> existingFrames(const std::string& pattern) {
     return frames;
 }
 
+// The points sorted by the grid's cells of edge `cell` (setDomainFromPoints bounds its memory).
+std::vector<Vec3f> sortIntoGrid(NeighborGrid& grid, const std::vector<Vec3f>& x, float cell) {
+    grid.setDomainFromPoints(x, cell);
+    grid.build(x);
+    std::vector<Vec3f> xs;
+    grid.gather(std::span<const Vec3f>(x), xs);
+    return xs;
+}
+
 // Median nearest-neighbour distance over a sample of particles.
 float medianNearestDistance(const std::string& source, const std::vector<Vec3f>& x) {
     if (x.size() < 2)
@@ -172,12 +181,9 @@ float medianNearestDistance(const std::string& source, const std::vector<Vec3f>&
         box.extend(p);
     const Vec3f e = box.extent();
     const float diag = std::max(e.maxCoeff(), 1e-6f);
-    float guess = diag / std::cbrt(float(x.size())); // spacing if the box were full
+    const float guess = diag / std::cbrt(float(x.size())); // spacing if the box were full
     NeighborGrid grid;
-    grid.setDomainFromPoints(x, guess);
-    grid.build(x);
-    std::vector<Vec3f> xs;
-    grid.gather(std::span<const Vec3f>(x), xs);
+    const std::vector<Vec3f> xs = sortIntoGrid(grid, x, guess);
     std::vector<float> d;
     const size_t step = std::max<size_t>(1, xs.size() / 2000);
     for (size_t k = 0; k < xs.size(); k += step) {
@@ -218,10 +224,7 @@ float estimateParticleRadius(const std::string& source, const std::vector<Vec3f>
     const float d = medianNearestDistance(source, x);
     const float R = 4.0f * d;
     NeighborGrid grid;
-    grid.setDomainFromPoints(x, R);
-    grid.build(x);
-    std::vector<Vec3f> xs;
-    grid.gather(std::span<const Vec3f>(x), xs);
+    const std::vector<Vec3f> xs = sortIntoGrid(grid, x, R);
     std::vector<uint32_t> counts;
     // Far-flung outliers coarsen the grid (memory bound): then each count scans many more particles.
     const size_t samples = grid.cellSize() > 2.0f * R ? 200 : 2000;
