@@ -40,6 +40,7 @@ private slots:
             last = clock.elapsed();
         });
         const auto stepsBefore = window.worker()->latestFrame()->snapshot->step;
+        const auto publishedBefore = window.worker()->latestFrame()->serial;
         QSignalSpy painted(window.viewport(), &app::ViewportWidget::rendered);
         timer.start(10);
         QTest::qWait(2000);
@@ -50,7 +51,14 @@ private slots:
               frame->lastStepMs, worstGap);
         window.viewport()->grabFramebuffer().save(QString(OCTO_TEST_OUTPUT_DIR) + "/dam_break_running.png");
         window.grabWindow().save(QString(OCTO_TEST_OUTPUT_DIR) + "/dam_break_window.png");
-        QVERIFY2(painted.count() >= 5, qPrintable(QString("%1 paints in 2 s").arg(painted.count())));
+        // The view paints each published frame: 5 at least, or, when the steps are slower than that
+        // (ThreadSanitizer: 400-570 ms per step, 4-5 frames in 2 s), every frame published but the
+        // last (it may arrive as the 2 s ends).
+        const int published = int(frame->serial - publishedBefore);
+        QVERIFY2(
+            painted.count() >= std::min(5, published - 1),
+            qPrintable(QString("%1 paints in 2 s, %2 frames published").arg(painted.count()).arg(published)));
+        QVERIFY(published >= 2);
         QVERIFY2(window.lastProblem().isEmpty(), qPrintable(window.lastProblem()));
         QVERIFY(frame->snapshot->step > stepsBefore);
         QVERIFY(frame->snapshot->time > 0.0);
