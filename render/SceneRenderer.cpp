@@ -21,8 +21,8 @@ QByteArray readResource(const QString& path) {
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-/// Source of a resource shader with `#define`s (and the shared sky functions when it calls
-/// sky() or skyGradient()) inserted after its #version line.
+/// Source of a resource shader with `#define`s (and the shared sky function when it calls
+/// sky()) inserted after its #version line.
 QByteArray shaderSource(const QString& path, const QStringList& defines) {
     QByteArray text = readResource(path);
     if (text.isEmpty())
@@ -30,7 +30,7 @@ QByteArray shaderSource(const QString& path, const QStringList& defines) {
     QByteArray extra;
     for (const QString& d : defines)
         extra += "#define " + d.toUtf8() + "\n";
-    if (text.contains("sky(") || text.contains("skyGradient("))
+    if (text.contains("sky("))
         extra += readResource(":/shaders/sky.glsl");
     const qsizetype eol = text.indexOf('\n');
     return eol < 0 ? text : text.insert(eol + 1, extra);

@@ -15,9 +15,7 @@ namespace {
 // Surface serials are unique in the process, so a renderer that outlives a simulation (scene
 // reload) never mistakes a new scene's first surface for the one it uploaded.
 std::atomic<uint64_t> lastSerial{0};
-} // namespace
 
-namespace {
 /// Scheduling priority (nice) of the calling thread; per thread on Linux, 0 elsewhere.
 int threadNice() {
 #ifdef __linux__
