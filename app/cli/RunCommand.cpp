@@ -122,7 +122,8 @@ nlohmann::ordered_json frameJson(Simulation& sim, long long frame, size_t nan, s
                             {"position", vec(b.position)},
                             {"velocity", vec(b.velocity)},
                             {"submerged", b.submergedFraction},
-                            {"fluidLevel", tidy(b.fluidLevel)}});
+                            {"fluidLevel", tidy(b.fluidLevel)},
+                            {"fluidForce", vec(b.fluidForce)}});
         j["bodies"] = std::move(list);
     }
     if (surface) {

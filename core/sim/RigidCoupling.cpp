@@ -51,6 +51,8 @@ void RigidCoupling::syncTopology() {
             const bool twoShells = twoShellBody(*b, d0);
             const float scale = planarWallPsiScale(boundary_.supportRadius(), d0, twoShells ? 2 : 1);
             const int obj = boundary_.addObject(b->boundarySamples(), b->isKinematic(), scale);
+            if (b->isKinematic())
+                boundary_.reportForces(obj); // its drag, for the statistics
             objects_[b->id()] = obj;
         }
     version_ = bodies_.topologyVersion();
@@ -72,8 +74,6 @@ std::vector<BodyLoad> RigidCoupling::loads() const {
     const auto x = boundary_.positions();
     const auto f = boundary_.forces();
     for (const auto& b : bodies_.bodies()) {
-        if (b->isKinematic())
-            continue;
         const auto it = objects_.find(b->id());
         if (it == objects_.end() || !boundary_.isValid(it->second))
             continue;
@@ -93,11 +93,12 @@ std::vector<BodyLoad> RigidCoupling::loads() const {
 
 void RigidCoupling::advanceBodies(float dt) {
     if (bodies_.size() == 0) {
+        lastLoads_.clear();
         bodies_.setTime(bodies_.time() + double(dt));
         return;
     }
-    const std::vector<BodyLoad> l = loads();
-    bodies_.step(dt, l);
+    lastLoads_ = loads();
+    bodies_.step(dt, lastLoads_); // kinematic bodies ignore theirs
     pushTransforms();
 }
 

@@ -10,12 +10,14 @@
 //      between steps);
 //   2. pushTransforms(): object pose and material velocities from the bodies;
 //   3. the PCISPH step (boundary in the density and in every pressure iteration; pressure
-//      force F_i<-k = -m_i Psi_k (p_i / rho_i^2) grad W_ik, eq. 10, and friction, eq. 11; the
-//      solver adds the reactions F_k<-i = -F_i<-k to the boundary particles of dynamic bodies);
+//      force F_i<-k = -m_i Psi_k ((p_i + p_k) / rho_i^2) grad W_ik, eq. 10 with the fluid's
+//      pressure mirrored into the body (PcisphSolver), and friction, eq. 11; the solver adds the
+//      reactions F_k<-i = -F_i<-k to the boundary particles of the bodies);
 //   4. advanceBodies(dt): per body F = sum_k F_k<-i, tau = sum_k (x_k - c) x F_k<-i about its
 //      centre of mass c (eq. 12-13), then RigidBodySystem::step(dt, loads) with gravity,
 //      contacts and the drag spring, then pushTransforms() again.
-// Kinematic bodies are objects whose forces are not accumulated: they follow their path.
+// Kinematic bodies follow their path; their objects report the fluid's forces (drag) without
+// responding to them.
 #include "common/Types.h"
 #include "rigid/RigidBodySystem.h"
 
@@ -36,10 +38,12 @@ public:
     void syncTopology();
     /// Places every body's boundary object at the body's pose with its velocities.
     void pushTransforms();
-    /// Fluid loads of the last solver step, one per dynamic body (sums in double).
+    /// Fluid loads of the last solver step, one per body (sums in double).
     std::vector<BodyLoad> loads() const;
     /// Loads of the last step, then RigidBodySystem::step(dt, loads), then pushTransforms().
     void advanceBodies(float dt);
+    /// The loads advanceBodies applied (kinematic bodies' included: they ignore them).
+    const std::vector<BodyLoad>& lastLoads() const { return lastLoads_; }
     /// Largest speed of any body's boundary sample, |v| + |omega| * boundingRadius (m/s).
     float maxBodySpeed() const;
 
@@ -64,6 +68,7 @@ private:
     BoundaryModel& boundary_;
     std::unordered_map<int, int> objects_; ///< body id -> boundary object
     uint64_t version_ = ~uint64_t(0);
+    std::vector<BodyLoad> lastLoads_;
 };
 
 } // namespace octo

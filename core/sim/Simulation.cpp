@@ -390,6 +390,7 @@ int Simulation::advanceFrame(double frameDuration) {
     FrameStats f;
     double dtSum = 0.0, itSum = 0.0, msSum = 0.0;
     s.frameStartTime = s.solver->time();
+    s.bodies.resetForceMeans();
     s.frameStartPos.clear();
     for (const auto& b : s.bodies.system().bodies())
         s.frameStartPos.emplace_back(b->id(), b->position());
@@ -432,6 +433,8 @@ const StepStats& Simulation::frameStep() {
     if (s.resetPending)
         s.build();
     const double target = nextFrameEnd(s.solver->time(), frameDuration());
+    if (s.lastStepEndedFrame)
+        s.bodies.resetForceMeans();
     s.stepToward(target);
     if (s.solver->time() >= target - 1e-7) {
         s.lastStepEndedFrame = true;

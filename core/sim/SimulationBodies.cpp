@@ -34,6 +34,7 @@ void SimulationBodies::build(const std::vector<BodyDescription>& bodies, double 
     system_.clear();
     descriptions_.clear();
     stirs_.clear();
+    resetForceMeans();
     coupling_.reset();
     system_.setTime(time);
     for (size_t i = 0; i < bodies.size(); ++i) {
@@ -201,6 +202,14 @@ void SimulationBodies::beforeStep(FluidState& fluid, float dt) {
 
 void SimulationBodies::afterStep(float dt) {
     coupling_.advanceBodies(dt);
+    for (const BodyLoad& l : coupling_.lastLoads())
+        forceImpulse_[l.bodyId] += double(dt) * l.force.cast<double>();
+    forceSpan_ += double(dt);
+}
+
+void SimulationBodies::resetForceMeans() {
+    forceImpulse_.clear();
+    forceSpan_ = 0.0;
 }
 
 std::optional<std::pair<int, Vec3f>> SimulationBodies::pick(const Vec3f& origin, const Vec3f& dir) const {
@@ -263,6 +272,9 @@ std::vector<BodyStats> SimulationBodies::stats(const FluidState& fluid) const {
         s.velocity = b->linearVelocity();
         s.fluidLevel = coupling_.localFluidLevel(b->id(), fluid, r_);
         s.submergedFraction = std::isfinite(s.fluidLevel) ? b->fractionBelow(s.fluidLevel) : 0.0;
+        const auto f = forceImpulse_.find(b->id());
+        if (f != forceImpulse_.end() && forceSpan_ > 0.0)
+            s.fluidForce = (f->second / forceSpan_).cast<float>();
         out.push_back(std::move(s));
     }
     return out;

@@ -15,6 +15,7 @@
 
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct BodyStats {
     /// (RigidCoupling::localFluidLevel), in [0, 1].
     double submergedFraction = 0.0;
     float fluidLevel = 0.0f; ///< that local level (m); -inf when no fluid is near
+    /// The fluid's force on the body (N): its time mean over the last frame, or over the steps
+    /// of the frame in progress; a kinematic body's drag too. Gravity and contacts not included.
+    Vec3f fluidForce = Vec3f::Zero();
 };
 
 class SimulationBodies {
@@ -69,8 +73,11 @@ public:
     void beforeStep(FluidState& fluid, float dt);
     /// Boundary objects and poses now (after add/remove between steps).
     void sync();
-    /// After the solver step: integrate the bodies with the fluid's loads.
+    /// After the solver step: integrate the bodies with the fluid's loads (summed over time for
+    /// the frame's mean force, see resetForceMeans).
     void afterStep(float dt);
+    /// Starts the time means of the fluid forces over (BodyStats::fluidForce).
+    void resetForceMeans();
     /// Keeps the rigid system's clock equal to the solver's (after a reset).
     void setTime(double t) { system_.setTime(t); }
 
@@ -112,6 +119,9 @@ private:
     std::vector<std::pair<int, BodyDescription>> descriptions_;
     std::vector<Stir> stirs_;
     float r_ = 0.01f, rho0_ = 1000.0f;
+    // Time integral of each body's fluid force since resetForceMeans (body id -> N s), and its span.
+    std::unordered_map<int, Vec3d> forceImpulse_;
+    double forceSpan_ = 0.0;
 };
 
 } // namespace octo

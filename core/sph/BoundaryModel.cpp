@@ -182,16 +182,24 @@ void BoundaryModel::update() {
 
 bool BoundaryModel::hasForceTrackedObjects() const {
     for (const Object& o : objects_)
+        if (o.valid && (!o.isStatic || o.reportsForces) && o.count > 0)
+            return true;
+    return false;
+}
+
+bool BoundaryModel::hasDynamicObjects() const {
+    for (const Object& o : objects_)
         if (o.valid && !o.isStatic && o.count > 0)
             return true;
     return false;
 }
 
-int BoundaryModel::occupiedObjectCount() const {
-    int n = 0;
-    for (const Object& o : objects_)
-        n += (o.valid && o.count > 0) ? 1 : 0;
-    return n;
+void BoundaryModel::reportForces(int object) {
+    checked(object);
+    Object& o = objects_[size_t(object)];
+    o.reportsForces = true;
+    std::fill(tracked_.begin() + o.first, tracked_.begin() + o.first + o.count, uint8_t(1));
+    dirty_ = true;
 }
 
 void BoundaryModel::clearForces() {

@@ -32,6 +32,9 @@ public:
     /// transform starts at identity. Returns the object id (stable until the model is cleared).
     /// psiScale multiplies Akinci's Psi_k (1 = the paper; see planarWallPsiScale).
     int addObject(std::vector<Vec3f> bodySpacePoints, bool isStatic, float psiScale = 1.0f);
+    /// Accumulates the fluid's forces on a static object too (a kinematic body's drag), without
+    /// making it dynamic.
+    void reportForces(int object);
     /// Removes an object's particles; its id stays invalid afterwards.
     void removeObject(int object);
     void clear();
@@ -63,9 +66,10 @@ public:
     // ---- used by the fluid solver --------------------------------------------------------
     /// Rebuilds the grid and the sorted copies if anything moved; cheap otherwise.
     void update();
+    /// Some object's fluid forces are accumulated (a dynamic object, or one that reportForces).
     bool hasForceTrackedObjects() const;
-    /// Valid objects with particles (the container walls count as one).
-    int occupiedObjectCount() const;
+    /// Some object moves under the fluid's forces (not static): two-way coupling.
+    bool hasDynamicObjects() const;
     /// True when objects moved or changed since the last update() (its grid will be rebuilt).
     bool needsUpdate() const { return dirty_; }
     const NeighborGrid& grid() const { return grid_; }
@@ -82,7 +86,7 @@ public:
 private:
     struct Object {
         uint32_t first = 0, count = 0;
-        bool isStatic = true, valid = false;
+        bool isStatic = true, valid = false, reportsForces = false;
         float psiScale = 1.0f;
         Mat3f rotation = Mat3f::Identity();
         Vec3f translation = Vec3f::Zero(), linearVelocity = Vec3f::Zero(), angularVelocity = Vec3f::Zero();

@@ -16,26 +16,19 @@ namespace octo {
 
 namespace {
 
-// Pressure a static wall sample stands for, over rho_i^2: the fluid's pressure mirrored into the
-// wall and continued hydrostatically to the sample, p_b = p_i + rho_i g . (x_b - x_i) (after the
-// extrapolation of Adami et al. 2012), clamped at 0. Akinci 2012 eq. 10 pushes with p_i alone,
-// half of what the missing fluid would: a wall-adjacent particle had to be compressed to be held,
-// three-wall corners ran away (tank at r = 4.25 mm: corner pressures 10-20x hydrostatic, 6.7 m/s
-// and 122 J in the first frame), and a p_b without the hydrostatic part leaves the fluid at a
-// vertical wall under-supported (particles circulating down the vertical edges, 0.3-0.4 m/s).
-// Only while the boundary is the container alone (no body of any kind): with two-way bodies the
-// solver keeps the total-acceleration dt bound (see step()) and the stronger wall pressure then
-// cut dt until the pool sloshed (test_buoyancy: levels 4 cm apart); with the kinematic cylinder
-// particles reached the safety net (test_rigid_coupling); a lone two-way body would lose momentum
-// balance (its reaction is Akinci's). Adding the first body switches the walls back to Akinci's
-// term (the pool resettles by a few mm). step() decides once per step (mirrorWalls_).
-inline float wallPressureOverRho2(float pOverRho2, float rho, const Vec3f& gravity, const Vec3f& xik) {
-    return std::max(0.0f, pOverRho2 - gravity.dot(xik) / rho);
-}
-
-// The boundary is one static object (the container walls): no body of any kind.
-bool containerOnly(const BoundaryModel& boundary) {
-    return !boundary.hasForceTrackedObjects() && boundary.occupiedObjectCount() <= 1;
+// Pressure a boundary sample stands for, over rho_i^2: the fluid's pressure mirrored into the
+// boundary and continued hydrostatically to the sample, p_b = p_i + rho_i g . (x_b - x_i) (after the
+// extrapolation of Adami et al. 2012), clamped at 0; the boundary term is (p_i + p_b) / rho_i^2.
+// Akinci 2012 eq. 10 pushes with p_i alone, half of what the missing fluid would: a wall-adjacent
+// particle had to be compressed to be held, three-wall corners ran away (tank at r = 4.25 mm:
+// corner pressures 10-20x hydrostatic, 6.7 m/s and 122 J in the first frame), and a p_b without the
+// hydrostatic part leaves the fluid at a vertical wall under-supported (particles circulating down
+// the vertical edges, 0.3-0.4 m/s). Container walls and bodies alike, and a body receives the same
+// term (momentum balance): with Akinci's term on the bodies a body sinking onto the mirrored floor
+// squeezed the layer between them into a pump (313 J, 142 m/s), and a fixed submerged box got 78 %
+// of its buoyancy (the mirrored term: 103 %; docs/BENCHMARKS.md).
+inline float boundaryPressureOverRho2(float pOverRho2, float rho, const Vec3f& gravity, const Vec3f& xik) {
+    return pOverRho2 + std::max(0.0f, pOverRho2 - gravity.dot(xik) / rho);
 }
 
 using Clock = std::chrono::steady_clock;
@@ -314,8 +307,6 @@ void PcisphSolver::computeNonPressure(float dt) {
     const auto psi = boundary_.sortedPsi();
     const auto tracked = boundary_.sortedTracked();
     const bool track = boundary_.hasForceTrackedObjects();
-    // Walls pushing with the mirrored pressure respond twice as strongly (see wallPressureOverRho2).
-    const float wallResponse = mirrorWalls_ ? 2.0f : 1.0f;
     const Vec3f* xs = state_.positions.data();
     const Vec3f* vs = state_.velocities.data();
     Vec3f* xPred = predicted_[0].data();
@@ -411,9 +402,9 @@ void PcisphSolver::computeNonPressure(float dt) {
             // Beyond the paper: the prototype delta assumes a full, symmetric neighbourhood. In a
             // wall corner the one-sided neighbours respond up to ~2x more strongly to a pressure
             // change and the correction oscillates and diverges. The same derivation with the
-            // particle's own neighbours (bodies pushing with p_i/rho_i^2, walls with twice that) gives
-            // delta_i; the solver uses min(delta_prototype, delta_i), i.e. never stiffer than the paper.
-            const Vec3f A = m * gradF + gradB, B = 2.0f * m * gradF + wallResponse * gradB;
+            // particle's own neighbours (the boundary pushing with the mirrored pressure, twice p_i/rho_i^2)
+            // gives delta_i; the solver uses min(delta_prototype, delta_i), i.e. never stiffer than the paper.
+            const Vec3f A = m * gradF + gradB, B = 2.0f * (m * gradF + gradB);
             const float local = A.dot(B) + 2.0f * m * m * gradSq;
             deltaScale_[i] = local > protoDenominator ? protoDenominator / local : 1.0f;
             a += g;
@@ -491,7 +482,6 @@ void PcisphSolver::computePressureForce(float dt, int cur) {
     const float* pr = pressureOverRho2_.data();
     const float* rhoPred = predictedDensity_.data();
     const Vec3f g = config_.gravity;
-    const bool mirrorWalls = mirrorWalls_; // see wallPressureOverRho2
     std::atomic<float> maxV2{0.0f}, maxA2{0.0f};
     std::atomic<bool> finite{true};
     const Vec3f* xs = state_.positions.data();
@@ -516,8 +506,8 @@ void PcisphSolver::computePressureForce(float dt, int cur) {
                 for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
                     const uint32_t k = bnb[q];
                     const Vec3f xik = xi - (xb[k] + dt * vb[k]);
-                    // Akinci 2012 eq. 10; container walls alone add their mirrored pressure (see top).
-                    const float pk = mirrorWalls ? pri + wallPressureOverRho2(pri, rhoPred[i], g, xik) : pri;
+                    // Akinci 2012 eq. 10 with the mirrored pressure (see boundaryPressureOverRho2).
+                    const float pk = boundaryPressureOverRho2(pri, rhoPred[i], g, xik);
                     a -= (psi[k] * pk * K.gradFactor(xik.squaredNorm())) * xik;
                 }
             }
@@ -552,6 +542,8 @@ void PcisphSolver::accumulateBoundaryPressureReaction(int cur) {
     const auto tracked = boundary_.sortedTracked();
     const Vec3f* X = predicted_[cur].data();
     const float* pr = pressureOverRho2_.data(); // p / rho^2 of the last force pass
+    const float* rhoPred = predictedDensity_.data();
+    const Vec3f g = config_.gravity;
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         const uint32_t* bn = blocks_[b].boundary.data();
         for (uint32_t i = begin; i < end; ++i) {
@@ -563,8 +555,9 @@ void PcisphSolver::accumulateBoundaryPressureReaction(int cur) {
                 if (!tracked[k])
                     continue;
                 const Vec3f xik = X[i] - (xb[k] + dt * vb[k]);
-                // F_k<-i = -F_i<-k = m Psi_k (p_i / rho_i^2) grad W_ik.
-                boundary_.addForceSorted(k, (m * psi[k] * pr[i] * K.gradFactor(xik.squaredNorm())) * xik);
+                // F_k<-i = -F_i<-k = m Psi_k ((p_i + p_k) / rho_i^2) grad W_ik.
+                const float pk = boundaryPressureOverRho2(pr[i], rhoPred[i], g, xik);
+                boundary_.addForceSorted(k, (m * psi[k] * pk * K.gradFactor(xik.squaredNorm())) * xik);
             }
         }
     });
@@ -612,7 +605,7 @@ const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
     const bool boundaryMoved = boundary_.needsUpdate();
     boundary_.update();
     const bool track = boundary_.hasForceTrackedObjects();
-    mirrorWalls_ = containerOnly(boundary_);
+    const bool twoWay = boundary_.hasDynamicObjects();
     if (track)
         boundary_.clearForces();
     if (n == 0) {
@@ -673,7 +666,7 @@ const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
         // committed (at most 3 times, then the best effort is kept and reported unconverged).
         // Not with two-way bodies: their explicit coupling was measured to keep a light body
         // bobbing when steps shrink this way (test_buoyancy); they keep the iteration-aware dt.
-        if (missed && !restart && !track && ++missedAttempts <= 3 && dt > config_.timeStepMin) {
+        if (missed && !restart && !twoWay && ++missedAttempts <= 3 && dt > config_.timeStepMin) {
             ++res.restarts;
             dt = std::max(config_.timeStepMin, 0.5f * dt);
             continue;
@@ -711,9 +704,9 @@ const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
         // Without two-way bodies the force bound uses the non-pressure accelerations only: a bound
         // on the total (pressure included) collapsed dt after one unconverged step and each cut
         // raised the pressure further (the eruption from rest at fine radii, issue 9). With
-        // force-tracked bodies the explicit coupling of light bodies needs the total bound
+        // dynamic bodies the explicit coupling of light bodies needs the total bound
         // (test_buoyancy: a 0.5 rho0 box kept bobbing by ~7 cm and the level rose 5 cm without it).
-        maxAccel_ = track ? std::max(maxAccelNonPressure_, maxAccelTotal_) : maxAccelNonPressure_;
+        maxAccel_ = twoWay ? std::max(maxAccelNonPressure_, maxAccelTotal_) : maxAccelNonPressure_;
         time_ += dt;
         if (!config_.containment.empty())
             std::tie(res.contained, res.escaped) = containParticles();

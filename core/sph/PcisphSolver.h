@@ -13,9 +13,9 @@
 // recomputed for every new dt.
 //
 // Beyond the paper, for robustness (each explained where it is implemented):
-//  - while the boundary is the container alone, its walls push with the fluid's pressure mirrored
-//    and continued hydrostatically into them (p_i + p_b, Adami et al. 2012), not Akinci's p_i
-//    alone (see wallPressureOverRho2); with any body the boundary keeps Akinci eq. 10;
+//  - the boundary (container walls and bodies) pushes with the fluid's pressure mirrored and
+//    continued hydrostatically into it (p_i + p_b, Adami et al. 2012), not Akinci's p_i alone, and
+//    a body receives the same term (see boundaryPressureOverRho2);
 //  - delta_i = min(delta_prototype, delta from i's own neighbours incl. boundary): one-sided
 //    neighbourhoods in wall corners would otherwise be over-corrected and oscillate;
 //  - a step whose prediction moves particles more than d0 (cached lists would be invalid),
@@ -172,7 +172,6 @@ private:
     float maxAccelTotal_ = 0.0f;     // pressure included: the bound used with two-way coupled bodies
     float maxSpeedCandidate_ = 0.0f; // of the latest prediction
     bool finiteCandidate_ = true;
-    bool mirrorWalls_ = false;  // this step: the container alone, walls mirror the pressure (.cpp)
     bool listsCurrent_ = false; // refreshNeighborLists() ran since the last step (reused by it)
     float dtScale_ = 1.0f;      // < 1 after restarts / missed tolerance, recovers by 10 % per good step
     StepResult last_;

@@ -1,6 +1,7 @@
 // octofluid-cli run / bench: exit codes, one line per frame, the stable --stats-json names.
 // The binary's path is compiled in (CliRunner.h); a missing binary fails the test.
 #include "CliRunner.h"
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -48,6 +49,37 @@ private slots:
             QVERIFY(o["fluidParticles"].toInt() > 2000);
         }
         QVERIFY(QFile::exists(ply + "/frame_00003.ply"));
+    }
+
+    void bodyStatsCarryTheFluidForce() {
+        // A box held under water (kinematic, at rest): its frame line reports the fluid's force,
+        // about rho0 g V upwards once the pool has settled (test_buoyancy measures it to 5 %).
+        QTemporaryDir dir;
+        const QString scene = dir.filePath("held.json"), json = dir.filePath("stats.jsonl");
+        QFile s(scene);
+        QVERIFY(s.open(QIODevice::WriteOnly));
+        s.write(R"({"name": "held", "particleRadius": 0.02,
+            "container": {"min": [0, 0, 0], "max": [0.6, 0.6, 0.4]},
+            "fluidBoxes": [{"min": [0, 0, 0], "max": [0.6, 0.4, 0.4]}],
+            "bodies": [{"name": "held", "shape": "box", "size": 0.16, "relativeDensity": 1.0,
+                        "position": [0.3, 0.16, 0.2], "kinematic": {"velocity": [0, 0, 0]}}]})");
+        s.close();
+        const Result r = run({"run", "--scene-file", scene, "--frames", "12", "--fps", "20", "--stats-json",
+                              json, "--set", "surfaceEnabled=false"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 12);
+        const QJsonObject body = QJsonDocument::fromJson(lines.last()).object()["bodies"].toArray()[0].toObject();
+        QVERIFY2(body["kinematic"].toBool(), "the held box is kinematic");
+        const QJsonArray force = body["fluidForce"].toArray();
+        QCOMPARE(force.size(), 3);
+        const double archimedes = 1000.0 * 9.81 * 0.16 * 0.16 * 0.16;
+        qInfo("held box: fluid force (%.2f, %.2f, %.2f) N, rho0 g V = %.2f N", force[0].toDouble(),
+              force[1].toDouble(), force[2].toDouble(), archimedes);
+        QVERIFY2(force[1].toDouble() > 0.7 * archimedes && force[1].toDouble() < 1.3 * archimedes,
+                 "the water must push the held box up with about its buoyancy");
     }
 
     void errorsExitNonZeroWithOneLine() {
