@@ -45,6 +45,7 @@ struct Simulation::Impl {
     // Energy check (Simulation::blowUpMessage).
     double energyRef = std::numeric_limits<double>::infinity(), energyTol = 0.0;
     float initialMaxSpeed = 0.0f; // fastest fluid particle of the scene's start (speed check)
+    float stirSpeed = 0.0f;       // fastest fluid particle right after a stir since the reset (idem)
     bool stirPending = false;
     std::string blowUpMsg;
     // Body positions at the start of the frame: frame-mean velocities for bodyStats().
@@ -251,6 +252,7 @@ struct Simulation::Impl {
                               0.5 * double(vmax) * vmax, 1e-3});
         energyRef = std::numeric_limits<double>::infinity();
         initialMaxSpeed = vmax;
+        stirSpeed = 0.0f;
         stirPending = false;
         blowUpMsg.clear();
         frameStartPos.clear();
@@ -291,6 +293,9 @@ struct Simulation::Impl {
         }
         const bool drive = driven(); // before afterStep: the step's kinematic velocities
         bodies.afterStep(r.dt);
+        // The stir tool accelerates without a cap: the speed it gave the fluid is a source.
+        if (stirPending)
+            stirSpeed = std::max(stirSpeed, solver->maxSpeed());
         stirPending = false;
         ++steps;
         lastStepEndedFrame = false;
@@ -300,12 +305,13 @@ struct Simulation::Impl {
         const bool conserving = !drive && energyConserving();
         energyRef = conserving ? std::min(energyRef, e) : e;
         const bool energyGrew = conserving && e > energyRef + energyTol;
-        // The speed check also holds while bodies move (their speed is a source) and with the
-        // non-conservative forces; not while the stir tool pushes (it accelerates without a cap).
-        float limit = speedLimit(initialMaxSpeed);
+        // The speed check also holds while bodies move or the stir tool pushes (their speeds are
+        // sources) and with the non-conservative forces.
+        const float sources = std::max(initialMaxSpeed, stirSpeed);
+        float limit = speedLimit(sources);
         if (solver->maxSpeed() > limit)
-            limit = speedLimit(std::max(initialMaxSpeed, fastestBoundarySpeed()));
-        const bool tooFast = !stirPending && solver->maxSpeed() > limit;
+            limit = speedLimit(std::max(sources, fastestBoundarySpeed()));
+        const bool tooFast = solver->maxSpeed() > limit;
         last.blowUp = energyGrew || tooFast;
         if (last.blowUp && blowUpMsg.empty()) {
             std::ostringstream m;
@@ -315,7 +321,7 @@ struct Simulation::Impl {
                   << energyTol << " J); max speed " << solver->maxSpeed() << " m/s";
             else
                 m << "the fluid reached " << solver->maxSpeed() << " m/s, more than any source can give it ("
-                  << limit << " m/s: 5x the free fall through the container plus the fastest body)";
+                  << limit << " m/s: 5x the free fall through the container plus the fastest body or stir)";
             m << ": reset, or lower timeStepMax / cflFactor";
             blowUpMsg = m.str();
         }

@@ -153,8 +153,9 @@ public:
     /// which may add energy) by more than 1 % of M |g| H (M fluid mass, H container height); not
     /// checked with surface tension, adhesion or vorticity confinement on (they add energy).
     /// Speed: also while driven, a fluid particle faster than 5 (sqrt(2 |g| H) + v_sources) + 1 m/s
-    /// (v_sources: the fastest boundary particle or initial fluid speed) flags one; not while
-    /// stirring. Non-empty (a one-line message) after such a step; cleared by reset().
+    /// (v_sources: the fastest boundary particle, the initial fluid speed or the fastest fluid
+    /// particle right after a stir) flags one. Non-empty (a one-line message) after such a step;
+    /// cleared by reset().
     const std::string& blowUpMessage() const;
     /// The solver and the boundary model (walls = object 0), e.g. for rigid-body coupling.
     PcisphSolver& solver();
