@@ -6,6 +6,7 @@
 #include <QOpenGLShaderProgram>
 #include <algorithm>
 #include <glm/gtc/type_ptr.hpp>
+#include <limits>
 
 static void initShaderResource() {
     Q_INIT_RESOURCE(shaders);
@@ -199,7 +200,12 @@ void SceneRenderer::uploadMesh(MeshBuffers& b, const TriangleMesh& mesh) {
     }
     const std::vector<Vec3f> normals = vertexNormals(mesh);
     std::vector<float> interleaved(mesh.vertices.size() * 6);
+    b.boundsMin = glm::vec3(std::numeric_limits<float>::max());
+    b.boundsMax = glm::vec3(-std::numeric_limits<float>::max());
     for (size_t i = 0; i < mesh.vertices.size(); ++i) {
+        const glm::vec3 v(mesh.vertices[i].x(), mesh.vertices[i].y(), mesh.vertices[i].z());
+        b.boundsMin = glm::min(b.boundsMin, v);
+        b.boundsMax = glm::max(b.boundsMax, v);
         for (int k = 0; k < 3; ++k) {
             interleaved[6 * i + k] = mesh.vertices[i][k];
             interleaved[6 * i + 3 + k] = normals[i][k];
@@ -584,6 +590,17 @@ void SceneRenderer::drawWater(const OrbitCamera& camera, int fbWidth, int fbHeig
     glBindVertexArray(surfaceMesh_.vao);
     glEnable(GL_DEPTH_TEST);
     thicknessProgram_->bind(); // its vertex stage is the mesh's: used for depth only here
+    // The surface is closed and wound outwards: seen from outside its bounds (and the near plane
+    // clear of them) only front faces can be nearest, so back faces are culled, half the
+    // rasteriser's work in the depth and shading passes. From inside the water, no culling.
+    const glm::vec3 eye = camera.eye();
+    const float pad = 0.02f * camera.distance + 1e-3f; // > the near plane, 0.01 distance
+    const bool outside = glm::any(glm::lessThan(eye, surfaceMesh_.boundsMin - pad)) ||
+                         glm::any(glm::greaterThan(eye, surfaceMesh_.boundsMax + pad));
+    if (outside) {
+        glEnable(GL_CULL_FACE);
+        glCullFace(GL_BACK);
+    }
 
     // 2. Depth pre-pass, so only the nearest water layer is shaded (no triangle sorting).
     glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
@@ -619,6 +636,7 @@ void SceneRenderer::drawWater(const OrbitCamera& camera, int fbWidth, int fbHeig
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glDepthMask(GL_TRUE);
     glDepthFunc(GL_LESS);
+    glDisable(GL_CULL_FACE);
     glBindTexture(GL_TEXTURE_2D, 0);
 }
 

@@ -63,6 +63,7 @@ private:
     struct MeshBuffers {
         unsigned vao = 0, vbo = 0, ebo = 0;
         int indexCount = 0;
+        glm::vec3 boundsMin{0.0f}, boundsMax{0.0f}; ///< of the vertices uploaded
     };
     struct LineBuffers {
         unsigned vao = 0, vbo = 0;
