@@ -24,7 +24,8 @@
 //    velocities are committed;
 //  - besides CFL, dt <= cfl sqrt(d0 / |a|) with a the non-pressure acceleration only (the
 //    pressure acceleration scales with 1/dt^2 in PCISPH; bounding dt by it ran away, see .cpp);
-//  - dt also follows the iteration count (Ihmsen et al. 2010), since p restarts from 0 each step;
+//  - dt also follows the iteration count (Ihmsen et al. 2010), since p restarts from 0 each step,
+//    by at most 5 % per step (a restart or a missed eta halves it);
 //  - optional containment box as a last-resort safety net (StepResult::contained counts uses).
 // Kernel values in the loops come from KernelTable (tabulated over |x|^2: no sqrt per pair).
 #include "common/Types.h"
