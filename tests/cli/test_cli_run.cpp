@@ -71,7 +71,8 @@ private slots:
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
         QCOMPARE(lines.size(), 12);
-        const QJsonObject body = QJsonDocument::fromJson(lines.last()).object()["bodies"].toArray()[0].toObject();
+        const QJsonObject body =
+            QJsonDocument::fromJson(lines.last()).object()["bodies"].toArray()[0].toObject();
         QVERIFY2(body["kinematic"].toBool(), "the held box is kinematic");
         const QJsonArray force = body["fluidForce"].toArray();
         QCOMPARE(force.size(), 3);

@@ -125,7 +125,8 @@ private slots:
           "fluidBoxes": [{"min": [0, 0, 0], "max": [0.45, 0.25, 0.3]}],
           "bodies": [{"name": "held", "shape": "box", "size": 0.15, "relativeDensity": 1.0,
                       "position": [0.225, 0.125, 0.15], "kinematic": {"velocity": [0, 0, 0]}}]
-        })", "archimedes-test.json");
+        })",
+                                                      "archimedes-test.json");
         Simulation sim(scene, {"surfaceEnabled=false"});
         const double archimedes = 1000.0 * 9.81 * double(kEdge * kEdge * kEdge);
         double impulse = 0.0, span = 0.0;
@@ -152,9 +153,11 @@ private slots:
         // Net vertical speed over the last 2 s (sloshing makes it bob by a few mm; a body that
         // floats up or sinks moves steadily, ~0.1 m in a second).
         const float netSpeed = (tr.y[n - 1] - tr.y[n - 41]) / (tr.t[n - 1] - tr.t[n - 41]);
-        qInfo("neutral box: y %.4f m (released at 0.125), net vy over the last 2 s %+.4f m/s, submerged %.1f %%",
+        qInfo("neutral box: y %.4f m (released at 0.125), net vy over the last 2 s %+.4f m/s, submerged %.1f "
+              "%%",
               tr.y.back(), netSpeed, 100.0 * submerged_["neutral"]);
-        QVERIFY2(submerged_["neutral"] > 0.95, qPrintable(QString("submerged %1").arg(submerged_["neutral"])));
+        QVERIFY2(submerged_["neutral"] > 0.95,
+                 qPrintable(QString("submerged %1").arg(submerged_["neutral"])));
         QVERIFY2(std::abs(netSpeed) < 0.01f, qPrintable(QString("net speed %1 m/s").arg(netSpeed)));
     }
 
@@ -168,7 +171,8 @@ private slots:
         // = past the outer sample shell, deeper than r inside the mesh.
         qInfo("%zu fluid particles inside a body mesh, deepest %.4f m (tolerance r = %.4f m)", fluidInside_,
               maxDepth_, kR);
-        QVERIFY2(maxDepth_ < kR, qPrintable(QString("a fluid particle is %1 m inside a body").arg(maxDepth_)));
+        QVERIFY2(maxDepth_ < kR,
+                 qPrintable(QString("a fluid particle is %1 m inside a body").arg(maxDepth_)));
     }
 
     void localLevelsAgree() {

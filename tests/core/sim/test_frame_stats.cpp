@@ -152,7 +152,9 @@ private slots:
         SceneDescription scene = pool(0.01f, Vec3f(0.2f, 0.3f, 0.2f), 0.1f);
         Simulation sim(scene, {"surfaceEnabled=false"});
         sim.advanceFrame(1.0 / 60.0);
-        const auto speedFlag = [&] { return sim.blowUpMessage().find("more than any source") != std::string::npos; };
+        const auto speedFlag = [&] {
+            return sim.blowUpMessage().find("more than any source") != std::string::npos;
+        };
         float stirred = 0.0f;
         for (int k = 0; k < 5; ++k) {
             sim.stir(Vec3f(0.1f, 0.05f, -1.0f), Vec3f(0, 0, 1), 0.08f, Vec3f(0.0f, 20.0f, 0.0f));
