@@ -402,9 +402,9 @@ void PcisphSolver::computeNonPressure(float dt) {
             // Beyond the paper: the prototype delta assumes a full, symmetric neighbourhood. In a
             // wall corner the one-sided neighbours respond up to ~2x more strongly to a pressure
             // change and the correction oscillates and diverges. The same derivation with the
-            // particle's own neighbours (the boundary pushing with the mirrored pressure, twice p_i/rho_i^2)
-            // gives delta_i; the solver uses min(delta_prototype, delta_i), i.e. never stiffer than the
-            // paper.
+            // particle's own neighbours (the boundary pushing with twice p_i/rho_i^2, the mirrored
+            // pressure) gives delta_i; the solver uses min(delta_prototype, delta_i), never stiffer
+            // than the paper.
             const Vec3f A = m * gradF + gradB, B = 2.0f * (m * gradF + gradB);
             const float local = A.dot(B) + 2.0f * m * m * gradSq;
             deltaScale_[i] = local > protoDenominator ? protoDenominator / local : 1.0f;
