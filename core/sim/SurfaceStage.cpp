@@ -55,10 +55,7 @@ FrameSurfacePtr SurfaceStage::run(SurfaceJob& job) {
     out->copyMs = job.copyMs;
     const auto t0 = std::chrono::steady_clock::now();
     try {
-        if (job.lambda.empty())
-            reconstructor_.reconstruct(job.positions, job.densities, job.settings);
-        else
-            reconstructor_.reconstruct(job.positions, job.densities, job.settings, job.lambda);
+        reconstructor_.reconstruct(job.positions, job.densities, job.settings);
         out->result = reconstructor_.result();
     } catch (const std::exception& e) {
         // A surface that cannot be built (e.g. a baseline grid too large) must not stop the fluid.

@@ -1,10 +1,11 @@
 #pragma once
-// The surface stage of the live loop: builds one frame's surface (octree, distance field,
-// marching cubes; detection already done by the solver) from an immutable copy of the frame's
-// particles, either right away on the caller's thread (serial) or on its own thread beside the
-// next frame's physics (pipelined). The physics never waits in the pipelined mode: a job that is
-// still queued when the next frame's job arrives is replaced (newest frame wins), so the surface
-// shown lags the particles by at most one frame as long as a surface takes less than a frame.
+// The surface stage of the live loop: builds one frame's surface (Marrone detection on the grid
+// it builds anyway, with the solver's densities; octree, distance field, marching cubes) from an
+// immutable copy of the frame's particles, either right away on the caller's thread (serial) or
+// on its own thread beside the next frame's physics (pipelined). The physics never waits in the
+// pipelined mode: a job that is still queued when the next frame's job arrives is replaced
+// (newest frame wins), so the surface shown lags the particles by at most one frame as long as a
+// surface takes less than a frame.
 #include "surface/SurfaceReconstructor.h"
 #include "surface/SurfaceSettings.h"
 
@@ -25,7 +26,6 @@ struct SurfaceJob {
     uint64_t generation = 0; ///< settings / scene generation (results of older ones are dropped)
     std::vector<Vec3f> positions;
     std::vector<float> densities;
-    std::vector<float> lambda; ///< Marrone lambda if the caller has it (empty: the stage detects it)
     std::vector<uint32_t> ids; ///< stable particle ids (FluidState::ids)
     SurfaceSettings settings;
     double copyMs = 0.0; ///< copying the frame's particles for the stage (on the physics thread)
