@@ -16,11 +16,13 @@ static_assert(DistanceField_Solenthaler2007::kLanes == 8);
 inline void load8(F8& v, const float* p) {
     std::memcpy(&v, p, sizeof v);
 }
+using F4 = float __attribute__((vector_size(16)));
+// Pairwise: the two halves, then within the half; 3 dependent adds instead of 7 (the 13 sums'
+// reductions were ~9 % of the octree path's CPU time with a lane-by-lane loop).
 inline float total(const F8& v) {
-    float t = 0.0f;
-    for (int l = 0; l < 8; ++l)
-        t += v[l];
-    return t;
+    const F4 h = __builtin_shufflevector(v, v, 0, 1, 2, 3) + __builtin_shufflevector(v, v, 4, 5, 6, 7);
+    const F4 q = h + __builtin_shufflevector(h, h, 2, 3, 0, 1);
+    return q[0] + q[1];
 }
 
 struct Accumulated {

@@ -8,10 +8,10 @@
 // grad xbar = sum (x_j - xbar) (x) grad w_j / sum w_j is not symmetric in general; we take the
 // eigenvalues of its symmetric part (real, and they bound the real parts of the others).
 // Points without a particle within R are outside: phi = +R.
+#include "common/SymmetricEigen3.h"
 #include "common/Types.h"
 #include "sph/NeighborGrid.h"
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <span>
 #include <vector>
@@ -47,12 +47,14 @@ public:
     float phi(const Sums& s) const {
         if (!(s.sw > 0.0f))
             return R_;
-        const Vec3f dbar = s.sd / s.sw; // xbar - x
-        const Mat3f J = (s.c - dbar * s.g.transpose()) / s.sw;
-        const Mat3f S = 0.5f * (J + J.transpose());
-        Eigen::SelfAdjointEigenSolver<Mat3f> es;
-        es.computeDirect(S, Eigen::EigenvaluesOnly);
-        return dbar.norm() - r_ * radiusFactor(es.eigenvalues()[2]);
+        const float inv = 1.0f / s.sw;
+        const Vec3f dbar = inv * s.sd; // xbar - x
+        // grad xbar = (c - dbar g^T) / sum w; only its symmetric part is needed.
+        Mat3f S;
+        for (int a = 0; a < 3; ++a)
+            for (int b = a; b < 3; ++b)
+                S(a, b) = S(b, a) = inv * (s.c(a, b) - 0.5f * (dbar[a] * s.g[b] + dbar[b] * s.g[a]));
+        return dbar.norm() - r_ * radiusFactor(largestSymmetricEigenvalue(S));
     }
     float radiusFactor(float evMax) const {
         if (evMax < tLow_)

@@ -1,5 +1,7 @@
 #include "surface/SurfaceDetection_Marrone2010.h"
 
+#include "common/SymmetricEigen3.h"
+
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
@@ -495,27 +497,10 @@ void SurfaceDetection_Marrone2010::computeDensitiesAndLambda(const NeighborGrid&
     densityPass(grid, kernel, mass, rho, workspace.impl());
     lambdaPass(grid, rho, kernel, mass, lambda, workspace.impl());
 }
-// Roots of the characteristic cubic of a symmetric 3x3 matrix A (Smith 1961): with q = tr A / 3
-// and p = sqrt(tr((A - qI)^2) / 6), B = (A - qI) / p has eigenvalues 2 cos(phi + 2 pi k / 3),
-// phi = acos(det B / 2) / 3; the smallest is k = 1. Two transcendental calls instead of the
-// general solver's atan2, sin, cos and rescaling.
+// The smallest eigenvalue of the symmetric part (common/SymmetricEigen3.h: Smith's shifted cubic,
+// solved by Newton's method instead of acos and cos).
 float SurfaceDetection_Marrone2010::smallestEigenvalue(const Mat3f& m) {
-    const double a = m(0, 0), b = m(1, 1), c = m(2, 2);
-    const double d = 0.5 * (double(m(0, 1)) + double(m(1, 0)));
-    const double e = 0.5 * (double(m(0, 2)) + double(m(2, 0)));
-    const double f = 0.5 * (double(m(1, 2)) + double(m(2, 1)));
-    const double off = d * d + e * e + f * f;
-    const double q = (a + b + c) / 3.0;
-    const double aq = a - q, bq = b - q, cq = c - q;
-    const double p2 = aq * aq + bq * bq + cq * cq + 2.0 * off;
-    if (!(p2 > 1e-30 * (q * q + 1e-300)))
-        return float(std::min({a, b, c})); // (nearly) a multiple of the identity
-    const double p = std::sqrt(p2 / 6.0), ip = 1.0 / p;
-    const double ba = aq * ip, bb = bq * ip, bc = cq * ip, bd = d * ip, be = e * ip, bf = f * ip;
-    const double det = ba * (bb * bc - bf * bf) - bd * (bd * bc - bf * be) + be * (bd * bf - bb * be);
-    const double r = std::clamp(0.5 * det, -1.0, 1.0);
-    const double phi = std::acos(r) / 3.0;
-    return float(q + 2.0 * p * std::cos(phi + 2.0 * std::numbers::pi / 3.0));
+    return smallestSymmetricEigenvalue(m);
 }
 
 } // namespace octo

@@ -1,6 +1,7 @@
 // Surface reconstruction: detection (Marrone 2010), octree (Shao 2016), distance field and
 // marching cubes, and the three baselines on the same particles.
 #include "MeshChecks.h"
+#include "common/SymmetricEigen3.h"
 #include "sph/CubicSplineKernel.h"
 #include "sph/NeighborGrid.h"
 #include "surface/ParticleShapes.h"
@@ -246,7 +247,20 @@ private slots:
             Eigen::SelfAdjointEigenSolver<Mat3d> es(m.cast<double>(), Eigen::EigenvaluesOnly);
             QVERIFY(std::abs(double(SurfaceDetection_Marrone2010::smallestEigenvalue(m)) -
                              es.eigenvalues()[0]) <= 1e-5);
+            // The distance field's EVmax, of a non-symmetric matrix's symmetric part.
+            Mat3f j = m;
+            j(0, 1) += u(rng);
+            j(2, 0) -= u(rng);
+            Eigen::SelfAdjointEigenSolver<Mat3d> ej((0.5 * (j + j.transpose())).cast<double>(),
+                                                    Eigen::EigenvaluesOnly);
+            QVERIFY(std::abs(double(largestSymmetricEigenvalue(j)) - ej.eigenvalues()[2]) <= 1e-5);
         }
+        // Repeated eigenvalues (r = -1 and r = 1 of the shifted cubic) and a rank-one matrix.
+        QCOMPARE(largestSymmetricEigenvalue(Vec3f(2, 2, -1).asDiagonal()), 2.0f);
+        QCOMPARE(largestSymmetricEigenvalue(Vec3f(3, -1, -1).asDiagonal()), 3.0f);
+        QCOMPARE(smallestSymmetricEigenvalue(Vec3f(2, 2, -1).asDiagonal()), -1.0f);
+        QVERIFY(std::abs(largestSymmetricEigenvalue(Vec3f(1, 1, 1) * Vec3f(1, 1, 1).transpose()) - 3.0f) <=
+                1e-6f);
         QCOMPARE(SurfaceDetection_Marrone2010::smallestEigenvalue(Mat3f::Zero()), 0.0f);
         QCOMPARE(SurfaceDetection_Marrone2010::smallestEigenvalue(Mat3f::Identity()), 1.0f);
     }
