@@ -102,8 +102,9 @@ std::vector<ParameterInfo> makeTable() {
              "Solenthaler f: no radius shrink below this EVmax."),
         real("tHigh", "Surface", "t_high", "1", 0.0, 20.0, 3.5, false,
              "Solenthaler f: full radius shrink above this EVmax."),
-        real("surfaceSEnlargement", "Surface", "S enlargement l / R", "1", 0.1, 1.0, 1.0, false,
-             "Octree S-set enlargement l in units of R (paper: 1); smaller keeps a thinner band of cells."),
+        real("surfaceSEnlargement", "Surface", "S enlargement l / R", "1", 0.1, 1.0, 0.75, false,
+             "Octree S-set enlargement l in units of R (paper: 1); smaller keeps a thinner band of cells. "
+             "0.75 = (r + sqrt(3) L) / R at the automatic L: the band the zero level can reach."),
     };
 }
 } // namespace

@@ -32,8 +32,10 @@ struct SurfaceSettings {
     float tLow = 0.4f, tHigh = 3.5f; ///< Solenthaler 2007 f-factor thresholds on EVmax
     /// Enlargement l of the octree's S set, in units of R (the paper: 1). Smaller values keep a
     /// thinner band; the zero level set lies within about r of the outermost particles, so values
-    /// down to about (r + sqrt(3) L) / R still cover it.
-    float sEnlargementFactor = 1.0f;
+    /// down to about (r + sqrt(3) L) / R still cover it: 0.75 at the automatic L = 2r/sqrt(3) and
+    /// R = 4r, the default (meshes byte-identical to l = R on 274 frames of four scenes, 78-81 % of
+    /// the cubes; docs/BENCHMARKS.md).
+    float sEnlargementFactor = 0.75f;
     SurfaceMethod method = SurfaceMethod::Octree;
     bool computeMesh = true; ///< false: detection (+ octree) only
     /// false: skip the surface-particle detection. Only the uniform and sparse baselines can run

@@ -390,7 +390,9 @@ private slots:
         uint64_t cubes[4];
         for (int m = 0; m < 4; ++m) {
             SurfaceReconstructor rec;
-            rec.reconstruct(pts, {}, settingsFor(SurfaceMethod(m)));
+            SurfaceSettings s = settingsFor(SurfaceMethod(m));
+            s.sEnlargementFactor = 1.0f; // the paper's l = R, the narrow band's rule
+            rec.reconstruct(pts, {}, s);
             meshes[m] = rec.result().mesh;
             cubes[m] = rec.result().stats.cubes;
         }
@@ -412,7 +414,7 @@ private slots:
         QVERIFY(cubes[int(SurfaceMethod::Octree)] < cubes[int(SurfaceMethod::Uniform)]);
         QCOMPARE(cubes[int(SurfaceMethod::Octree)], cubes[int(SurfaceMethod::Narrow)]); // same rule, no tree
 
-        // The tighter S-set enlargement l = 0.75 R (option sEnlargementFactor) still loses nothing here.
+        // The default S-set enlargement l = 0.75 R (r + sqrt(3) L at the automatic L) loses nothing.
         SurfaceReconstructor rec;
         SurfaceSettings tight = settingsFor(SurfaceMethod::Octree);
         tight.sEnlargementFactor = 0.75f;
