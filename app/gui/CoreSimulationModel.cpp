@@ -62,6 +62,7 @@ public:
     void exportParticles(const std::string& path) const override { sim_->exportParticles(path); }
     void exportMesh(const std::string& path) const override { sim_->exportMesh(path); }
     void reconstructNow() override { sim_->reconstructNow(); }
+    void setSurfaceDiagnostics(bool on) override { sim_->setSurfaceDiagnostics(on); }
 
     // Dragging and stirring (Simulation: spring toward the target, Akinci 2012 coupling).
     bool supportsDrag() const override { return true; }

@@ -540,6 +540,13 @@ void MainWindow::buildStatusBar() {
 }
 
 void MainWindow::setRenderSettings(const render::RenderSettings& settings) {
+    // The core keeps the octree's leaves (and counts the baseline cells) only while they are drawn.
+    if (worker_ && settings.showOctree() != diagnosticsPosted_) {
+        diagnosticsPosted_ = settings.showOctree();
+        WorkerCommand c = WorkerCommand::of(WorkerCommand::Type::SurfaceDiagnostics);
+        c.value = diagnosticsPosted_ ? 1.0 : 0.0;
+        worker_->post(c);
+    }
     viewport_->setSettings(settings);
     if (overlayPanel_)
         overlayPanel_->setSettings(settings);

@@ -130,6 +130,7 @@ private:
 
     MainWindowOptions options_;
     SimulationWorker* worker_ = nullptr;
+    bool diagnosticsPosted_ = false; ///< octree overlay state last sent to the worker
     ViewportWidget* viewport_ = nullptr;
     FrameRecorder* recorder_ = nullptr;
     class RecordingDock* recordingDock_ = nullptr;

@@ -43,6 +43,8 @@ public:
                       const Vec3f& cursorVelocity) {}
     /// Re-runs the surface reconstruction on the current state (after a λmin / L edit while paused).
     virtual void reconstructNow() {}
+    /// Octree leaves and baseline cell counts in the snapshots (octree overlay on).
+    virtual void setSurfaceDiagnostics(bool) {}
 
     // Bodies dock: add a built-in shape ("box", "sphere", "cylinder", "armadillo") with its centre
     // at `position`, size (m) and density (kg/m^3); remove by id. Both throw with a message.

@@ -190,6 +190,7 @@ void SimulationWorker::apply(const WorkerCommand& c) {
         }
         playing_ = false;
         model_ = std::move(next);
+        model_->setSurfaceDiagnostics(surfaceDiagnostics_);
         scene_ = c.text;
         brokenReported_ = false;
         lastLoadError_.clear();
@@ -197,6 +198,16 @@ void SimulationWorker::apply(const WorkerCommand& c) {
         lastStepNs_ = 0; // new rate window
         dirty_ = true;
         emit sceneLoaded(QString::fromStdString(c.text));
+        return;
+    }
+    if (c.type == T::SurfaceDiagnostics) {
+        surfaceDiagnostics_ = c.value != 0.0;
+        if (model_) {
+            model_->setSurfaceDiagnostics(surfaceDiagnostics_);
+            if (surfaceDiagnostics_ && !playing_)
+                model_->reconstructNow(); // paused: the overlay shows this frame's octree at once
+            dirty_ = true;
+        }
         return;
     }
     if (!model_) {
@@ -274,6 +285,8 @@ void SimulationWorker::apply(const WorkerCommand& c) {
         model_->reconstructNow();
         dirty_ = true;
         break;
+    case T::SurfaceDiagnostics:
+        break; // above: it needs no model
     case T::ExportParticles:
         model_->exportParticles(c.text);
         emit exportFinished(QString::fromStdString(c.text));

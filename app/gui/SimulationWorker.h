@@ -26,10 +26,11 @@ struct WorkerCommand {
         EndDrag,
         Stir, ///< a = ray origin, b = ray direction, value = radius, value2 = strength, c = cursor velocity
         Reconstruct,
-        ExportParticles, ///< text = path
-        ExportMesh,      ///< text = path
-        AddBody,         ///< text = shape, a = centre, value = size (m), value2 = density (kg/m^3)
-        RemoveBody,      ///< id = body
+        ExportParticles,    ///< text = path
+        ExportMesh,         ///< text = path
+        AddBody,            ///< text = shape, a = centre, value = size (m), value2 = density (kg/m^3)
+        RemoveBody,         ///< id = body
+        SurfaceDiagnostics, ///< value = 1: octree leaves and baseline cell counts (octree overlay on)
     };
     Type type = Type::Play;
     std::string text;
@@ -139,6 +140,7 @@ private:
     bool runUntil_ = false;
     double runUntilTime_ = 0.0;
     bool dirty_ = false;
+    bool surfaceDiagnostics_ = false; ///< kept across scene loads (the overlay outlives a scene)
     bool brokenReported_ = false;
     std::string lastProblem_;
     std::string lastLoadError_;

@@ -125,6 +125,12 @@ public:
     /// or at once after a Surface parameter edit / reconstructNow / reset); nullptr when none is
     /// ready or the surface is off. snapshot() shows this one, never one of older settings.
     FrameSurfacePtr frameSurface() const;
+    /// Diagnostics of the surface for the octree overlay and the #Cube comparison: keep the
+    /// octree's leaves (snapshot().octreeNodes) and count the narrow-band and sparse-grid cells.
+    /// Off by default: they cost ~10 % of a surface and the live loop does not need them.
+    /// Takes effect with the next surface (reconstructNow() for the current frame).
+    void setSurfaceDiagnostics(bool on);
+    bool surfaceDiagnostics() const;
     /// Pipelined: a frame's surface is built on a thread of its own beside the next frame's
     /// physics (one frame of latency, the physics never waits); serial (default): at the end of
     /// the frame, before the next step.

@@ -137,6 +137,45 @@ private slots:
                      "a surface of the old lambdaMin was shown");
     }
 
+    void octreeLeavesOnlyWhileTheOverlayIsOn() {
+        // The octree's leaves and the baseline cell counts cost ~10 % of a surface and only the
+        // octree overlay and the #Cube comparison read them: the core keeps them while the overlay
+        // is on. Switched on while paused, the current frame's octree appears at once.
+        app::MainWindowOptions o;
+        o.scene = "dam-break";
+        o.persistSettings = false;
+        o.autoPlay = false;
+        o.overrides = {"particleRadius=0.02"}; // ~3.5k particles
+        app::MainWindow window(o);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(window.worker()->latestFrame(), 60000);
+        window.worker()->stepOnce();
+        QTRY_VERIFY_WITH_TIMEOUT(window.worker()->latestFrame()->snapshot->step >= 1 &&
+                                     window.worker()->latestFrame()->snapshot->surfaceSerial > 0,
+                                 60000);
+        const auto off = window.worker()->latestFrame()->snapshot;
+        QVERIFY(off->octreeNodes.empty());
+        QVERIFY(off->stat("#Cube(narrow)", -1.0) < 0.0);
+        QVERIFY(off->stat("#Cube(octree)", -1.0) > 0.0); // the method's own count stays
+
+        render::RenderSettings s = window.viewport()->settings();
+        s.octreeSurface = true;
+        window.setRenderSettings(s);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.worker()->latestFrame()->snapshot->octreeNodes.empty(), 30000);
+        const auto on = window.worker()->latestFrame()->snapshot;
+        QCOMPARE(on->step, off->step); // still paused: this frame's octree, rebuilt at once
+        QVERIFY(on->stat("#Cube(narrow)", -1.0) >= on->stat("#Cube(octree)"));
+
+        s.octreeSurface = false;
+        window.setRenderSettings(s);
+        window.worker()->runUntilTime(on->time + 0.02); // past the next frame's end
+        QTRY_VERIFY_WITH_TIMEOUT(window.worker()->latestFrame()->snapshot->step > on->step &&
+                                     window.worker()->latestFrame()->snapshot->surfaceSerial !=
+                                         on->surfaceSerial,
+                                 60000);
+        QVERIFY(window.worker()->latestFrame()->snapshot->octreeNodes.empty());
+    }
+
     void screenshotPerScene() {
         // Every built-in scene must load and be captured; the images are artefacts to look at.
         const auto& scenes = app::builtinSceneNames();
