@@ -9,8 +9,9 @@
 // a lattice cell of edge L and marching cubes over surface leaves has no cracks.
 //
 // S is kept explicitly (index lists, filtered top-down). F is only needed to tell interior from
-// exterior (a surface node always has F not empty) and for the distance field at the corners, so
-// it stays implicit: the neighbour grid enumerates it on demand. This keeps memory proportional
+// exterior (a surface node always has F not empty; asked only when the leaves are stored for
+// drawing) and for the distance field at the corners, so it stays implicit: the neighbour grid
+// enumerates it on demand. This keeps memory proportional
 // to the surface.
 //
 // Parallel build: the top levels are expanded breadth-first with one task per node, below that
@@ -44,6 +45,7 @@ public:
     };
     struct Counts {
         uint64_t nodes = 0, leaves = 0, surfaceLeaves = 0, interiorLeaves = 0, exteriorLeaves = 0;
+        uint64_t unclassifiedLeaves = 0; ///< non-surface leaves when !storeLeaves (class not needed)
     };
 
     /// Builds the tree; appends one CellBlock per block holding surface leaves to blocks (cleared
@@ -72,6 +74,7 @@ private:
     void subtreeFromCells(ThreadCtx& ctx, int depth, const Vec3i& coord, const Vec3i& local, int size,
                           const BlockMask& cells) const;
     void leaf(ThreadCtx& ctx, int depth, const Vec3i& coord, CellClass cls) const;
+    void emptyLeaf(ThreadCtx& ctx, int depth, const Vec3i& coord) const; ///< S empty: interior/exterior
     bool anyFluidIn(const Vec3f& lo, const Vec3f& hi) const;
     void nodeBox(int depth, const Vec3i& coord, Vec3f& lo, Vec3f& hi) const;
 
