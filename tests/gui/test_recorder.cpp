@@ -29,7 +29,8 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QTRY_VERIFY(window.worker()->latestFrame());
         render::RenderSettings look = window.viewport()->settings();
-        look.showParticles = true; // the synthetic wave moves its particles (its mesh is a fixed box)
+        look.showParticles = true; // the synthetic wave moves its particles (its mesh is a fixed box,
+        look.showMesh = false;     // whose water shading covers them: ~1 run in 10 saw no change)
         window.setRenderSettings(look);
         const QSize size(320, 240);
         QString error;
