@@ -591,7 +591,7 @@ FrameSnapshotPtr Simulation::snapshot() const {
                                                {"#FPsurface", double(t.surfaceParticles)},
                                                {"#Cube(" + method + ")", double(t.cubes)},
                                                {"#Cube(uniform)", double(t.cubesUniform)}});
-        if (s.surfaceDiagnostics) // counted only then (the method's own count is always there)
+        if (fs->baselinesCounted) // with the diagnostics only (the method's own count is always there)
             snap->stats.insert(snap->stats.end(), {{"#Cube(narrow)", double(t.cubesNarrow)},
                                                    {"#Cube(sparse)", double(t.cubesSparse)}});
         snap->stats.insert(snap->stats.end(),

@@ -53,6 +53,7 @@ FrameSurfacePtr SurfaceStage::run(SurfaceJob& job) {
     out->step = job.step;
     out->generation = job.generation;
     out->copyMs = job.copyMs;
+    out->baselinesCounted = job.settings.countBaselines;
     const auto t0 = std::chrono::steady_clock::now();
     try {
         reconstructor_.reconstruct(job.positions, job.densities, job.settings);

@@ -41,9 +41,10 @@ struct FrameSurface {
     SurfaceResult result;
     std::vector<uint8_t> flagById;
     std::vector<float> lambdaById;
-    double copyMs = 0.0;  ///< the job's copy of the frame's particles (physics thread)
-    double buildMs = 0.0; ///< wall time of the reconstruction (detection included)
-    std::string error;    ///< non-empty: the build failed (result empty)
+    double copyMs = 0.0;           ///< the job's copy of the frame's particles (physics thread)
+    double buildMs = 0.0;          ///< wall time of the reconstruction (detection included)
+    bool baselinesCounted = false; ///< the settings' countBaselines (narrow/sparse counts filled)
+    std::string error;             ///< non-empty: the build failed (result empty)
     /// Tode of the paper (detection + octree + distance field), ms.
     double odeMs() const {
         return result.stats.tDetectMs + result.stats.tOctreeMs + result.stats.tDistanceMs;
