@@ -12,6 +12,18 @@
 
 using namespace octo;
 
+namespace {
+/// The dam break, paused, at a coarse particle radius (quick steps).
+app::MainWindowOptions pausedDamBreak(const char* radiusOverride) {
+    app::MainWindowOptions o;
+    o.scene = "dam-break";
+    o.persistSettings = false;
+    o.autoPlay = false;
+    o.overrides = {radiusOverride};
+    return o;
+}
+} // namespace
+
 class TestCoreWorker : public QObject {
     Q_OBJECT
 private slots:
@@ -65,12 +77,7 @@ private slots:
     }
 
     void lambdaMinMovesSurfaceCountMonotonically() {
-        app::MainWindowOptions o;
-        o.scene = "dam-break";
-        o.persistSettings = false;
-        o.autoPlay = false;
-        o.overrides = {"particleRadius=0.015"}; // ~5k particles: quick steps
-        app::MainWindow window(o);
+        app::MainWindow window(pausedDamBreak("particleRadius=0.015")); // ~5k particles: quick steps
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.worker()->latestFrame(), 60000);
         QVERIFY2(window.worker()->latestFrame()->snapshot->stat("#FPsurface", -1.0) >= 0.0,
@@ -98,12 +105,7 @@ private slots:
         // Issue 12: the worker publishes after steps, the surface is that of the latest finished
         // frame (time on the 1/fps grid); steps/s and simulated time per wall second are measured
         // in run-until mode (scripted capture) too; a λmin edit never shows a stale surface.
-        app::MainWindowOptions o;
-        o.scene = "dam-break";
-        o.persistSettings = false;
-        o.autoPlay = false;
-        o.overrides = {"particleRadius=0.02"}; // ~3.5k particles
-        app::MainWindow window(o);
+        app::MainWindow window(pausedDamBreak("particleRadius=0.02")); // ~3.5k particles
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.worker()->latestFrame(), 60000);
         window.worker()->runUntilTime(0.2);
@@ -141,12 +143,7 @@ private slots:
         // The octree's leaves and the baseline cell counts cost ~10 % of a surface and only the
         // octree overlay and the #Cube comparison read them: the core keeps them while the overlay
         // is on. Switched on while paused, the current frame's octree appears at once.
-        app::MainWindowOptions o;
-        o.scene = "dam-break";
-        o.persistSettings = false;
-        o.autoPlay = false;
-        o.overrides = {"particleRadius=0.02"}; // ~3.5k particles
-        app::MainWindow window(o);
+        app::MainWindow window(pausedDamBreak("particleRadius=0.02")); // ~3.5k particles
         window.show();
         QTRY_VERIFY_WITH_TIMEOUT(window.worker()->latestFrame(), 60000);
         window.worker()->stepOnce();
