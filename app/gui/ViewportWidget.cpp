@@ -1,5 +1,6 @@
 #include "ViewportWidget.h"
 
+#include "LabelPlacement.h"
 #include "ViewportSurface.h"
 
 #include "render/Geometry.h"
@@ -433,6 +434,7 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
 
     // Body labels: name and density, so 0.5 rho0 and 2 rho0 can be told apart.
     if (f && settings_.showBodies && settings_.showBodyLabels) {
+        std::vector<QRectF> placed; // labels already drawn: a new one moves up or down off them
         for (size_t i = 0; i < f->bodies.size(); ++i) {
             const BodySnapshot& b = f->bodies[i];
             const auto at = toScreen(cam, render::toGlm(b.translation));
@@ -444,15 +446,17 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
                                      .arg(b.density, 0, 'f', 0)
                                      .arg(b.density / std::max(settings_.restDensity, 1e-6f), 0, 'f', 2)
                                      .arg(b.kinematic ? ", kinematic" : "");
-            QRectF r(at->x() + 10, at->y() - fm.height() - 6, fm.horizontalAdvance(text) + 24,
-                     fm.height() + 6);
+            const PlacedLabel label =
+                placeLabel(*at, QSizeF(fm.horizontalAdvance(text) + 24, fm.height() + 6), size, placed);
+            const QRectF r = label.rect;
+            placed.push_back(r);
             plate(painter, r);
             painter.setBrush(b.kinematic ? QColor(150, 150, 160) : qcolor(render::bodyColor(int(i))));
             painter.drawEllipse(QRectF(r.left() + 6, r.center().y() - 5, 10, 10));
             painter.setPen(b.id == draggedBody() ? QColor(255, 240, 150) : QColor(235, 238, 245));
             painter.drawText(r.adjusted(20, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
             painter.setPen(QPen(QColor(235, 238, 245, 160), 1));
-            painter.drawLine(*at, QPointF(r.left(), r.bottom()));
+            painter.drawLine(*at, label.leaderEnd);
         }
     }
 

@@ -3,8 +3,9 @@
 // work while a number field has focus, Esc leaves it, the wheel edits only focused fields (5),
 // typed values outside a parameter's range are clamped with a message naming the range (6),
 // the last scene, per-resolution leaf sizes and "Restore defaults" (8), no synthetic scene on
-// offer and the Help menu (1, polish).
+// offer and the Help menu (1, polish); body labels stay inside the view and off each other.
 #include "GuiTestUtil.h"
+#include "gui/LabelPlacement.h"
 #include "gui/MainWindow.h"
 #include "gui/ParameterPanel.h"
 #include "scene/SceneLibrary.h"
@@ -68,6 +69,30 @@ private slots:
         QSettings::setDefaultFormat(QSettings::NativeFormat);
         QCoreApplication::setOrganizationName("octofluid-test");
         QCoreApplication::setApplicationName("octofluid-test");
+    }
+
+    void bodyLabelsStayInsideTheViewAndApart() {
+        // A body near the view's right edge had its label cut off ("#0 light box 5..."); bodies
+        // close together stacked their labels on each other.
+        const QSize view(800, 600);
+        const QSizeF label(220, 20);
+        const app::PlacedLabel plain = app::placeLabel(QPointF(300, 300), label, view, {});
+        QCOMPARE(plain.rect.left(), 310.0); // up and to the right of the body
+        QCOMPARE(plain.rect.bottom(), 300.0);
+        QCOMPARE(plain.leaderEnd, plain.rect.bottomLeft());
+        const app::PlacedLabel right = app::placeLabel(QPointF(700, 300), label, view, {});
+        QVERIFY(right.rect.right() <= 700 && right.rect.left() >= 4); // to its left, inside
+        QCOMPARE(right.leaderEnd, right.rect.bottomRight());
+        const app::PlacedLabel top = app::placeLabel(QPointF(300, 5), label, view, {});
+        QVERIFY(top.rect.top() >= 4 && top.rect.top() > 5); // below the body near the top edge
+        QCOMPARE(top.leaderEnd, top.rect.topLeft());
+        std::vector<QRectF> placed;
+        for (int k = 0; k < 4; ++k) // four bodies at one place
+            placed.push_back(app::placeLabel(QPointF(400, 300), label, view, placed).rect);
+        for (size_t a = 0; a < placed.size(); ++a)
+            for (size_t b = a + 1; b < placed.size(); ++b)
+                QVERIFY2(!placed[a].intersects(placed[b]),
+                         qPrintable(QString("labels %1 and %2 overlap").arg(a).arg(b)));
     }
 
     void sceneListIsTheLibraryWithoutSynthetic() {
