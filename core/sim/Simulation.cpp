@@ -638,10 +638,6 @@ void Simulation::setSurfaceDiagnostics(bool on) {
     impl_->surfaceDiagnostics = on;
 }
 
-bool Simulation::surfaceDiagnostics() const {
-    return impl_->surfaceDiagnostics;
-}
-
 void Simulation::setSurfacePipelined(bool pipelined) {
     impl_->pipelined = pipelined;
     if (!pipelined)

@@ -130,7 +130,6 @@ public:
     /// Off by default: they cost ~10 % of a surface and the live loop does not need them.
     /// Takes effect with the next surface (reconstructNow() for the current frame).
     void setSurfaceDiagnostics(bool on);
-    bool surfaceDiagnostics() const;
     /// Pipelined: a frame's surface is built on a thread of its own beside the next frame's
     /// physics (one frame of latency, the physics never waits); serial (default): at the end of
     /// the frame, before the next step.

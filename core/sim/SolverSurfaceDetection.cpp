@@ -1,5 +1,6 @@
 #include "sim/SolverSurfaceDetection.h"
 
+#include "common/SymmetricEigen3.h"
 #include "sph/PcisphSolver.h"
 #include "surface/SurfaceDetection_Marrone2010.h"
 
@@ -46,7 +47,7 @@ void SolverSurfaceDetection::computeLambda(const PcisphSolver& solver, std::span
                 }
                 Mat3f L;
                 L << l00, l01, l02, l01, l11, l12, l02, l12, l22;
-                lambda[i] = SurfaceDetection_Marrone2010::smallestEigenvalue(L);
+                lambda[i] = smallestSymmetricEigenvalue(L);
             }
         });
 }

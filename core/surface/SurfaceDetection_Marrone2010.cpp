@@ -393,7 +393,7 @@ template <class Target>
     gather<Target>(pass.src, b, e, c);
     const SortedPositions& p = pass.src.positions;
     for (uint32_t i = b; i < e; ++i)
-        pass.lambda[i] = SurfaceDetection_Marrone2010::smallestEigenvalue(
+        pass.lambda[i] = smallestSymmetricEigenvalue(
             renormalisationInverse<Target>(c, p.x[i], p.y[i], p.z[i], pass.k, pass.invH));
 }
 
@@ -497,10 +497,4 @@ void SurfaceDetection_Marrone2010::computeDensitiesAndLambda(const NeighborGrid&
     densityPass(grid, kernel, mass, rho, workspace.impl());
     lambdaPass(grid, rho, kernel, mass, lambda, workspace.impl());
 }
-// The smallest eigenvalue of the symmetric part (common/SymmetricEigen3.h: Smith's shifted cubic,
-// solved by Newton's method instead of acos and cos).
-float SurfaceDetection_Marrone2010::smallestEigenvalue(const Mat3f& m) {
-    return smallestSymmetricEigenvalue(m);
-}
-
 } // namespace octo

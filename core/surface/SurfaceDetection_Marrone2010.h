@@ -58,9 +58,6 @@ public:
     static void computeDensitiesAndLambda(const NeighborGrid& grid, std::span<const Vec3f> xs,
                                           const CubicSplineKernel& kernel, float mass, std::span<float> rho,
                                           std::span<float> lambda, Workspace& workspace);
-    /// Smallest eigenvalue of a symmetric 3x3 matrix (closed form in double; the symmetric part
-    /// is used).
-    static float smallestEigenvalue(const Mat3f& m);
 };
 
 } // namespace octo

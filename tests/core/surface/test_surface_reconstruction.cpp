@@ -245,8 +245,7 @@ private slots:
                 for (int b = a; b < 3; ++b)
                     m(a, b) = m(b, a) = (k % 3 == 0 && a != b) ? 1e-4f * u(rng) : u(rng);
             Eigen::SelfAdjointEigenSolver<Mat3d> es(m.cast<double>(), Eigen::EigenvaluesOnly);
-            QVERIFY(std::abs(double(SurfaceDetection_Marrone2010::smallestEigenvalue(m)) -
-                             es.eigenvalues()[0]) <= 1e-5);
+            QVERIFY(std::abs(double(smallestSymmetricEigenvalue(m)) - es.eigenvalues()[0]) <= 1e-5);
             // The distance field's EVmax, of a non-symmetric matrix's symmetric part.
             Mat3f j = m;
             j(0, 1) += u(rng);
@@ -261,8 +260,8 @@ private slots:
         QCOMPARE(smallestSymmetricEigenvalue(Vec3f(2, 2, -1).asDiagonal()), -1.0f);
         QVERIFY(std::abs(largestSymmetricEigenvalue(Vec3f(1, 1, 1) * Vec3f(1, 1, 1).transpose()) - 3.0f) <=
                 1e-6f);
-        QCOMPARE(SurfaceDetection_Marrone2010::smallestEigenvalue(Mat3f::Zero()), 0.0f);
-        QCOMPARE(SurfaceDetection_Marrone2010::smallestEigenvalue(Mat3f::Identity()), 1.0f);
+        QCOMPARE(smallestSymmetricEigenvalue(Mat3f::Zero()), 0.0f);
+        QCOMPARE(smallestSymmetricEigenvalue(Mat3f::Identity()), 1.0f);
     }
 
     void sphereIsClosedManifold() {
