@@ -203,6 +203,7 @@ struct Simulation::Impl {
         c.timeStepMax = std::max(params.getf("timeStepMax"), c.timeStepMin);
         c.cflFactor = params.getf("cflFactor");
         c.viscosity = params.getf("viscosity");
+        c.velocityFilter = params.getf("velocityFilter");
         c.boundaryFriction = params.getf("boundaryFriction");
         c.surfaceTension = params.getf("surfaceTension");
         c.adhesion = params.getf("adhesion");

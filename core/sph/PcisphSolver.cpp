@@ -713,6 +713,16 @@ const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
         // (test_buoyancy: a 0.5 rho0 box kept bobbing by ~7 cm and the level rose 5 cm without it).
         maxAccel_ = twoWay ? std::max(maxAccelNonPressure_, maxAccelTotal_) : maxAccelNonPressure_;
         time_ += dt;
+        // Particle-scale velocity noise out of the committed velocities, as XSPH viscosity is
+        // applied after the position update (VelocityFilter.h). The lists are this step's; pairs
+        // that moved beyond h weigh 0 and both sides of a pair stay listed, so the weights stay
+        // symmetric.
+        const auto tf = Clock::now();
+        velocityFilter_.apply(
+            config_.velocityFilter, state_.velocities, state_.positions, mass_ / config_.restDensity, table_,
+            [this](uint32_t i) { return fluidNeighbors(i); },
+            [this](uint32_t i) { return state_.densities[i] / config_.restDensity; });
+        res.msNonPressure += msSince(tf);
         if (!config_.containment.empty())
             std::tie(res.contained, res.escaped) = containParticles();
     }

@@ -8,7 +8,8 @@
 // friction (Akinci 2012 eq. 11) + optional surface tension and adhesion (SurfaceTension_Akinci2013)
 // + optional vorticity confinement (VorticityConfinement_Fedkiw2001), then iterate prediction -> density ->
 // pressure -> pressure force with the cached lists until max_i (rho*_i - rho0)/rho0 <= eta (at least
-// minIterations, at most maxIterations), then integrate with symplectic Euler. delta (eq. 8 of the paper)
+// minIterations, at most maxIterations), then integrate with symplectic Euler (and, optional, filter the
+// committed velocities: VelocityFilter). delta (eq. 8 of the paper)
 // comes from a prototype particle with a full neighbourhood on the rest lattice; it scales with 1/dt^2 and is
 // recomputed for every new dt.
 //
@@ -35,6 +36,7 @@
 #include "sph/KernelTable.h"
 #include "sph/NeighborGrid.h"
 #include "sph/SurfaceTension_Akinci2013.h"
+#include "sph/VelocityFilter.h"
 
 #include <limits>
 #include <span>
@@ -52,11 +54,12 @@ public:
         int maxIterations = 50;
         float timeStepMin = 1e-5f, timeStepMax = 5e-3f; // s
         float cflFactor = 0.4f;
-        float viscosity = 0.01f;           // Monaghan alpha
-        float boundaryFriction = 0.05f;    // Akinci sigma
-        float soundSpeed = 20.0f;          // m/s, numerical c_s scaling the artificial viscosity
-        float surfaceTension = 0.0f;       // Akinci 2013 gamma (cohesion + curvature), 0 = off
-        float adhesion = 0.0f;             // Akinci 2013 beta (fluid-boundary adhesion), 0 = off
+        float viscosity = 0.01f;        // Monaghan alpha
+        float velocityFilter = 0.0f;    // eps of the bi-Laplacian velocity filter (VelocityFilter.h), 0 = off
+        float boundaryFriction = 0.05f; // Akinci sigma
+        float soundSpeed = 20.0f;       // m/s, numerical c_s scaling the artificial viscosity
+        float surfaceTension = 0.0f;    // Akinci 2013 gamma (cohesion + curvature), 0 = off
+        float adhesion = 0.0f;          // Akinci 2013 beta (fluid-boundary adhesion), 0 = off
         float vorticityConfinement = 0.0f; // epsilon of VorticityConfinement_Fedkiw2001, 0 = off
         Vec3f gravity = Vec3f(0.0f, -9.81f, 0.0f);
         Aabb domain;      // region of the neighbour grid (particles outside still work)
@@ -149,6 +152,7 @@ private:
     std::vector<float> predictedDensity_, pressureOverRho2_;
     std::vector<float> deltaScale_; // min(1, delta_i / delta_prototype), see computeNonPressure
     SurfaceTension_Akinci2013 tension_;
+    VelocityFilter velocityFilter_;
     // What the pair terms of surface tension and vorticity confinement read from the neighbours,
     // the colour-field normal n_j and |omega_j|, comes from the previous step's non-pressure pass
     // (which computes them for free alongside its other sums; "Prev" is read, "Next" written,

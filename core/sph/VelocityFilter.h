@@ -1,0 +1,102 @@
+#pragma once
+// Bi-Laplacian velocity filter: damps particle-scale velocity noise, leaves resolved flow alone.
+//
+//   L(v)_i = sum_j a_ij (v_j - v_i)           (XSPH's smoothing operator, Monaghan 1989)
+//   v     <- v - eps L(L(v))                  (once per step, before the forces)
+//
+// XSPH itself (v <- v + eps L(v)) is a Laplacian: it damps a velocity wave of length lambda at a
+// rate ~ (h / lambda)^2, so the strength that quiets particle-scale noise also slows a dam break
+// (measured: eps = 0.5 made a resting column quiet but moved the Martin & Moyce front RMS from 0.10
+// to 0.15). Applying the operator twice damps ~ (h / lambda)^4: the same at the particle scale,
+// 16x less at 2h and negligible at the scale of the flow (docs/BENCHMARKS.md, issue 9).
+//
+// Why it is needed: fluid sampled on a simple cubic lattice is unstable under pressure in SPH. The
+// symmetric pressure force at a uniform pressure p0 is the force of the pair potential
+// 2 p0 m / rho^2 W(r); with the cubic spline at h = 2 d0 its stiffness has a negative eigenvalue for
+// the mode k = (pi, 0, pi) / d0 polarised along y, which changes no density (PCISPH cannot hold it;
+// docs/validation/lattice_stability.py). A resting column at r = 6.25 mm rearranges at its floor and
+// keeps moving at 0.1 m/s; the artificial viscosity only balances it.
+//
+// Weights a_ij = V0 W_ij min(kappa_i, kappa_j), V0 = m / rho0, kappa_i = s_i min(1, c / sigma_i) with
+// sigma_i = sum_j V0 W_ij and c = 0.7 (a particle inside the fluid at rest has sigma ~ 0.68 and
+// keeps its weights). s_i ramps from 0 at rho_i = 0.9 rho0 to 1 at 0.98 rho0: free-surface
+// particles and spray are left alone, because surface tension moves them at the particle scale
+// (with them filtered, a cube of water in zero gravity did not round into a drop). The weights are symmetric,
+// so momentum is conserved, and every row sums to at most c, so L's eigenvalues lie in [-2c, 0] (Gershgorin):
+// for eps <= 1 / (2 c^2) ~ 1.02 the filter is stable and never raises the kinetic energy, however compressed
+// the particles are. Three passes over the fluid neighbours (sigma, L(v), L(L(v))), no boundary, no square
+// root.
+#include "common/Types.h"
+#include "sph/KernelTable.h"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <span>
+#include <vector>
+
+namespace octo {
+
+class VelocityFilter {
+public:
+    /// Largest row sum of the weights; bounds L's spectrum to [-2c, 0].
+    static constexpr float kRowSum = 0.7f;
+    /// Largest eps that keeps the filter dissipative for any particle arrangement.
+    static constexpr float kMaxStrength = 1.0f / (2.0f * kRowSum * kRowSum);
+
+    /// Relative density below which a particle counts as free surface and is left alone, and from
+    /// which on it is filtered fully (linear in between).
+    static constexpr float kSurfaceDensity = 0.9f, kInsideDensity = 0.98f;
+
+    /// Filters `velocities` in place. neighbours(i) gives particle i's fluid neighbours (j != i,
+    /// symmetric lists, pairs beyond the kernel support allowed); v0 = m / rho0; relativeDensity(i)
+    /// = rho_i / rho0 with the boundary's share (walls count as fluid, the free surface does not).
+    template <class Neighbours, class RelativeDensity>
+    void apply(float eps, std::span<Vec3f> velocities, std::span<const Vec3f> positions, float v0,
+               const KernelTable& kernel, Neighbours&& neighbours, RelativeDensity&& relativeDensity) {
+        const size_t n = velocities.size();
+        if (!(eps > 0.0f) || n == 0)
+            return;
+        eps = std::min(eps, kMaxStrength);
+        kappa_.resize(n);
+        smoothed_.resize(n);
+        twice_.resize(n);
+        forRange(n, [&](size_t i) {
+            float sigma = 0.0f;
+            for (const uint32_t j : neighbours(uint32_t(i)))
+                sigma += kernel.W((positions[i] - positions[j]).squaredNorm());
+            sigma *= v0;
+            const float inside = std::clamp((relativeDensity(uint32_t(i)) - kSurfaceDensity) /
+                                                (kInsideDensity - kSurfaceDensity),
+                                            0.0f, 1.0f);
+            kappa_[i] = inside * (sigma > kRowSum ? kRowSum / sigma : 1.0f);
+        });
+        auto laplacian = [&](std::span<const Vec3f> v, std::vector<Vec3f>& out) {
+            forRange(n, [&](size_t i) {
+                Vec3f sum = Vec3f::Zero();
+                for (const uint32_t j : neighbours(uint32_t(i))) {
+                    const float a = v0 * std::min(kappa_[i], kappa_[j]) *
+                                    kernel.W((positions[i] - positions[j]).squaredNorm());
+                    sum += a * (v[j] - v[i]);
+                }
+                out[i] = sum;
+            });
+        };
+        laplacian(velocities, smoothed_);
+        laplacian(smoothed_, twice_);
+        forRange(n, [&](size_t i) { velocities[i] -= eps * twice_[i]; });
+    }
+
+private:
+    template <class F> static void forRange(size_t n, F&& f) {
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1024), [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t i = r.begin(); i < r.end(); ++i)
+                f(i);
+        });
+    }
+
+    std::vector<float> kappa_;
+    std::vector<Vec3f> smoothed_, twice_; // L(v) and L(L(v))
+};
+
+} // namespace octo
