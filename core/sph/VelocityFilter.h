@@ -32,6 +32,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -61,11 +62,19 @@ public:
         kappa_.resize(n);
         smoothed_.resize(n);
         twice_.resize(n);
+        // W_ij once per pair, kept beside the lists for the two Laplacians (CSR by particle).
+        offsets_.resize(n + 1);
+        offsets_[0] = 0;
+        for (size_t i = 0; i < n; ++i)
+            offsets_[i + 1] = offsets_[i] + uint32_t(neighbours(uint32_t(i)).size());
+        weights_.resize(offsets_[n]);
         forRange(n, [&](size_t i) {
             float sigma = 0.0f;
-            for (const uint32_t j : neighbours(uint32_t(i)))
-                sigma += kernel.W((positions[i] - positions[j]).squaredNorm());
-            sigma *= v0;
+            float* w = weights_.data() + offsets_[i];
+            for (const uint32_t j : neighbours(uint32_t(i))) {
+                *w = v0 * kernel.W((positions[i] - positions[j]).squaredNorm());
+                sigma += *w++;
+            }
             const float inside = std::clamp((relativeDensity(uint32_t(i)) - kSurfaceDensity) /
                                                 (kInsideDensity - kSurfaceDensity),
                                             0.0f, 1.0f);
@@ -74,11 +83,11 @@ public:
         auto laplacian = [&](std::span<const Vec3f> v, std::vector<Vec3f>& out) {
             forRange(n, [&](size_t i) {
                 Vec3f sum = Vec3f::Zero();
-                for (const uint32_t j : neighbours(uint32_t(i))) {
-                    const float a = v0 * std::min(kappa_[i], kappa_[j]) *
-                                    kernel.W((positions[i] - positions[j]).squaredNorm());
-                    sum += a * (v[j] - v[i]);
-                }
+                const float* w = weights_.data() + offsets_[i];
+                const float ki = kappa_[i];
+                if (ki > 0.0f)
+                    for (const uint32_t j : neighbours(uint32_t(i)))
+                        sum += (std::min(ki, kappa_[j]) * *w++) * (v[j] - v[i]);
                 out[i] = sum;
             });
         };
@@ -97,6 +106,8 @@ private:
 
     std::vector<float> kappa_;
     std::vector<Vec3f> smoothed_, twice_; // L(v) and L(L(v))
+    std::vector<uint32_t> offsets_;       // particle i's pairs: weights_[offsets_[i] .. offsets_[i + 1])
+    std::vector<float> weights_;          // V0 W_ij of the first pass
 };
 
 } // namespace octo
