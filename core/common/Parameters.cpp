@@ -68,7 +68,7 @@ std::vector<ParameterInfo> makeTable() {
         real("velocityFilter", "Solver", "Velocity filter eps4", "1", 0.0, 1.0, 0.0, false,
              "Bi-Laplacian XSPH filter v -= eps L(L(v)) once per step inside the fluid: damps particle-scale "
              "velocity noise (0.8 makes a resting tank 2-4x quieter), leaves resolved flow and the "
-             "free surface alone; dissipative only; costs 5-20 % per step; 0 = off."),
+             "free surface alone; dissipative only; costs 6-13 % of a step; 0 = off."),
         real("boundaryFriction", "Boundary", "Boundary viscosity sigma", "1", 0.0, 1.0, 0.05, false,
              "Akinci 2012 boundary viscosity sigma (eq. 11, nu_b = sigma h c / (2 rho_i)): friction of the "
              "fluid "
