@@ -67,7 +67,8 @@ void printRow(const BenchRow& r) {
 }
 
 /// Cost of the forces beyond the paper's PCISPH (issue 11): the dam break at ~100k (--quick 25k)
-/// with every force off, then surface tension, adhesion, vorticity confinement and all three on.
+/// with every force off, then surface tension, adhesion, vorticity confinement, all three, and the
+/// velocity filter (issue 9) on.
 /// The runs advance in turns of a few steps, so load changes on the shared machine hit all alike;
 /// the cost is wall time per particle and step (the forces change dt and iterations a little too).
 void runForcesTable(bool quick) {
@@ -81,6 +82,7 @@ void runForcesTable(bool quick) {
         {"adhesion", {"adhesion=1"}},
         {"vorticity", {"vorticityConfinement=0.5"}},
         {"all three", {"surfaceTension=0.5", "adhesion=1", "vorticityConfinement=0.5"}},
+        {"filter", {"velocityFilter=0.8"}},
     };
     SceneDescription scene = SceneLibrary::load("dam-break");
     scene.parameters.clear(); // the scene's own force defaults: each variant sets its own
@@ -90,7 +92,7 @@ void runForcesTable(bool quick) {
     std::vector<std::unique_ptr<Simulation>> sims;
     for (const Variant& v : variants) {
         std::vector<std::string> set = {"surfaceEnabled=false", "surfaceTension=0", "adhesion=0",
-                                        "vorticityConfinement=0"};
+                                        "vorticityConfinement=0", "velocityFilter=0"};
         set.insert(set.end(), v.set.begin(), v.set.end());
         sims.push_back(std::make_unique<Simulation>(scene, set));
     }
@@ -116,7 +118,8 @@ void runForcesTable(bool quick) {
         "\nForces beyond PCISPH (issue 11): dam-break, %zu particles, 2 threads, %d warm-up + %d measured "
         "steps each, interleaved\n",
         sims.front()->fluidParticleCount(), warmup, steps);
-    std::printf("%-10s %10s %10s %8s %9s %12s   (tension gamma 0.5, adhesion beta 1, vorticity eps 0.5)\n",
+    std::printf("%-10s %10s %10s %8s %9s %12s   (tension gamma 0.5, adhesion beta 1, vorticity eps 0.5, "
+                "velocity filter eps4 0.8)\n",
                 "forces", "us/p-step", "nonp ms", "iter/st", "vs off", "nonp extra");
     const double n = double(sims.front()->fluidParticleCount());
     const double msStepOff = 1e3 * wall[0] / steps;
