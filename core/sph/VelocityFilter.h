@@ -2,7 +2,7 @@
 // Bi-Laplacian velocity filter: damps particle-scale velocity noise, leaves resolved flow alone.
 //
 //   L(v)_i = sum_j a_ij (v_j - v_i)           (XSPH's smoothing operator, Monaghan 1989)
-//   v     <- v - eps L(L(v))                  (once per step, before the forces)
+//   v     <- v - eps L(L(v))                  (once per step, on the committed velocities)
 //
 // XSPH itself (v <- v + eps L(v)) is a Laplacian: it damps a velocity wave of length lambda at a
 // rate ~ (h / lambda)^2, so the strength that quiets particle-scale noise also slows a dam break
@@ -18,14 +18,15 @@
 // keeps moving at 0.1 m/s; the artificial viscosity only balances it.
 //
 // Weights a_ij = V0 W_ij min(kappa_i, kappa_j), V0 = m / rho0, kappa_i = s_i min(1, c / sigma_i) with
-// sigma_i = sum_j V0 W_ij and c = 0.7 (a particle inside the fluid at rest has sigma ~ 0.68 and
-// keeps its weights). s_i ramps from 0 at rho_i = 0.9 rho0 to 1 at 0.98 rho0: free-surface
-// particles and spray are left alone, because surface tension moves them at the particle scale
-// (with them filtered, a cube of water in zero gravity did not round into a drop). The weights are symmetric,
-// so momentum is conserved, and every row sums to at most c, so L's eigenvalues lie in [-2c, 0] (Gershgorin):
-// for eps <= 1 / (2 c^2) ~ 1.02 the filter is stable and never raises the kinetic energy, however compressed
-// the particles are. Three passes over the fluid neighbours (sigma, L(v), L(L(v))), no boundary, no square
-// root.
+// sigma_i = sum_j V0 W_ij and c = 0.7 (a particle inside the fluid at rest has sigma ~ 0.68 and keeps
+// its weights). s_i ramps from 0 at rho_i = 0.9 rho0 to 1 at 0.98 rho0: free-surface particles and
+// spray are left alone, because surface tension moves them at the particle scale (with them
+// filtered, a cube of water in zero gravity did not round into a drop). The weights are symmetric,
+// so momentum is conserved, and every row sums to at most c, so L's eigenvalues lie in [-2c, 0]
+// (Gershgorin): for eps <= 1 / (2 c^2) ~ 1.02 the filter is stable and never raises the kinetic
+// energy, however compressed the particles are. Three passes over the fluid neighbours (sigma,
+// L(v), L(L(v))), no boundary, no square root; the first keeps V0 W_ij beside the lists (4 bytes
+// per pair) for the other two.
 #include "common/Types.h"
 #include "sph/KernelTable.h"
 
