@@ -716,12 +716,14 @@ const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
         // Particle-scale velocity noise out of the committed velocities, as XSPH viscosity is
         // applied after the position update (VelocityFilter.h). The lists are this step's; pairs
         // that moved beyond h weigh 0 and both sides of a pair stay listed, so the weights stay
-        // symmetric.
+        // symmetric. maxSpeed_ keeps the larger of the speeds before and after it (the CFL bound
+        // and the statistics see the fastest particle either way).
         const auto tf = Clock::now();
-        velocityFilter_.apply(
+        const float filteredMax = velocityFilter_.apply(
             config_.velocityFilter, state_.velocities, state_.positions, mass_ / config_.restDensity, table_,
             [this](uint32_t i) { return fluidNeighbors(i); },
             [this](uint32_t i) { return state_.densities[i] / config_.restDensity; });
+        maxSpeed_ = std::max(maxSpeed_, filteredMax);
         res.msNonPressure += msSince(tf);
         if (!config_.containment.empty())
             std::tie(res.contained, res.escaped) = containParticles();

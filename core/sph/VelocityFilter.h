@@ -31,8 +31,10 @@
 #include "sph/KernelTable.h"
 
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -50,15 +52,16 @@ public:
     /// which on it is filtered fully (linear in between).
     static constexpr float kSurfaceDensity = 0.9f, kInsideDensity = 0.98f;
 
-    /// Filters `velocities` in place. neighbours(i) gives particle i's fluid neighbours (j != i,
-    /// symmetric lists, pairs beyond the kernel support allowed); v0 = m / rho0; relativeDensity(i)
-    /// = rho_i / rho0 with the boundary's share (walls count as fluid, the free surface does not).
+    /// Filters `velocities` in place and returns the largest filtered speed (0 when off: nothing
+    /// changed). neighbours(i) gives particle i's fluid neighbours (j != i, symmetric lists, pairs
+    /// beyond the kernel support allowed); v0 = m / rho0; relativeDensity(i) = rho_i / rho0 with the
+    /// boundary's share (walls count as fluid, the free surface does not).
     template <class Neighbours, class RelativeDensity>
-    void apply(float eps, std::span<Vec3f> velocities, std::span<const Vec3f> positions, float v0,
-               const KernelTable& kernel, Neighbours&& neighbours, RelativeDensity&& relativeDensity) {
+    float apply(float eps, std::span<Vec3f> velocities, std::span<const Vec3f> positions, float v0,
+                const KernelTable& kernel, Neighbours&& neighbours, RelativeDensity&& relativeDensity) {
         const size_t n = velocities.size();
         if (!(eps > 0.0f) || n == 0)
-            return;
+            return 0.0f;
         eps = std::min(eps, kMaxStrength);
         kappa_.resize(n);
         smoothed_.resize(n);
@@ -94,7 +97,18 @@ public:
         };
         laplacian(velocities, smoothed_);
         laplacian(smoothed_, twice_);
-        forRange(n, [&](size_t i) { velocities[i] -= eps * twice_[i]; });
+        // The filter lowers the kinetic energy, not every particle's speed: the caller's CFL bound
+        // needs the new maximum, found in the same pass.
+        return std::sqrt(tbb::parallel_reduce(
+            tbb::blocked_range<size_t>(0, n, 1024), 0.0f,
+            [&](const tbb::blocked_range<size_t>& r, float maxV2) {
+                for (size_t i = r.begin(); i < r.end(); ++i) {
+                    velocities[i] -= eps * twice_[i];
+                    maxV2 = std::max(maxV2, velocities[i].squaredNorm());
+                }
+                return maxV2;
+            },
+            [](float a, float b) { return std::max(a, b); }));
     }
 
 private:

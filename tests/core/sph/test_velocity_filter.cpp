@@ -1,8 +1,8 @@
 // The bi-Laplacian velocity filter (VelocityFilter.h): it leaves uniform and linear velocity
 // fields and the free surface alone, takes most of a particle-scale zig-zag out in one application,
-// conserves momentum,
-// never adds kinetic energy (also for particles squeezed far closer than at rest), and a resting
-// column of water with it is 2-3x quieter than with the artificial viscosity alone.
+// conserves momentum, never adds kinetic energy (also for particles squeezed far closer than at
+// rest), and a resting column of water with it is 2-3x quieter than with the artificial viscosity
+// alone.
 #include "sph/BoundaryModel.h"
 #include "sph/KernelTable.h"
 #include "sph/PcisphSolver.h"
