@@ -358,7 +358,14 @@ void PcisphSolver::computeNonPressure(float dt) {
                         a -= (m * (-nu * vx / (r2 + eps)) * gf) * xij;
                     if (tension) {
                         colour += (V[j] * gf) * xij;
-                        a += ST.pairAcceleration(xij, r2, gamma, m, rho0, rho[i] + rho[j], ni,
+                        // Cohesion along the pair's predicted separation x_ij + dt v_ij, where the
+                        // pressure that balances it acts (computePressureForce): two large forces
+                        // that cancel along different directions leave a torque ~ dt p omega that
+                        // feeds any rotation. A drop of 1000 particles in zero gravity spun up from
+                        // round-off (|L| x100 in 2 s) and burst at 3 s (KE 0.004 -> 0.38 J); the
+                        // 'droplets' scene gained energy for ever (docs/BENCHMARKS.md).
+                        const Vec3f xp = xij + dt * vij;
+                        a += ST.pairAcceleration(xp, xp.squaredNorm(), gamma, m, rho0, rho[i] + rho[j], ni,
                                                  curvature ? nPrev[j] : ni);
                     }
                     if (vortex) {
@@ -391,8 +398,10 @@ void PcisphSolver::computeNonPressure(float dt) {
                             boundary_.addForceSorted(k, m * ga);
                     }
                     if (adhesion) {
-                        // Akinci 2013 eq. 6; the reaction pulls a body towards the fluid.
-                        const Vec3f aa = ST.adhesionAcceleration(xik, r2, beta, psi[k]);
+                        // Akinci 2013 eq. 6, at the predicted separation like the wall pressure it
+                        // balances (see cohesion above); the reaction pulls a body towards the fluid.
+                        const Vec3f xp = xik + dt * (vi - vb[k]);
+                        const Vec3f aa = ST.adhesionAcceleration(xp, xp.squaredNorm(), beta, psi[k]);
                         a += aa;
                         if (track && tracked[k])
                             boundary_.addForceSorted(k, -m * aa);

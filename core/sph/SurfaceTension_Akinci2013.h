@@ -24,8 +24,10 @@
 // (PcisphSolver::computeNonPressure). Deviation for cost: the curvature term reads the normals
 // n_i, n_j that the previous step's pass computed (the paper computes them in an extra pass just
 // before); the lag is one dt, the pair term stays antisymmetric, and the extra neighbour pass,
-// which cost as much as the whole non-pressure pass, is gone. C(r)/r and A(r)/r are tabulated
-// over r^2 like KernelTable: no square root per pair.
+// which cost as much as the whole non-pressure pass, is gone. Cohesion and adhesion are evaluated
+// at the pair's predicted separation x_ij + dt v_ij, the configuration in which PCISPH's pressure
+// acts: they balance that pressure, and balancing along different directions spun drops up.
+// C(r)/r and A(r)/r are tabulated over r^2 like KernelTable: no square root per pair.
 #include "common/Types.h"
 
 #include <vector>
