@@ -86,6 +86,9 @@ std::vector<ParameterInfo> makeTable() {
              "Akinci 2013 cohesion + curvature coefficient; pulls the fluid into round drops (0 = off)."),
         real("adhesion", "Boundary", "Adhesion beta", "1", 0.0, 200.0, 0.0, false,
              "Akinci 2013 adhesion coefficient between fluid and walls / bodies (0 = off)."),
+        real("wallCohesion", "Boundary", "Wall cohesion", "1", 0.0, 1.0, 0.0, false,
+             "With surface tension: walls and bodies pull on the fluid like fluid (1) or not at all (0, "
+             "Akinci 2013: walls act as air, particles in wall edges keep rattling)."),
         real(
             "vorticityConfinement", "Solver", "Vorticity confinement eps", "1", 0.0, 2.0, 0.0, false,
             "Puts back vortices lost to smoothing: fraction of the centripetal acceleration at h (0 = off)."),

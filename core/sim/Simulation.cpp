@@ -207,6 +207,7 @@ struct Simulation::Impl {
         c.boundaryFriction = params.getf("boundaryFriction");
         c.surfaceTension = params.getf("surfaceTension");
         c.adhesion = params.getf("adhesion");
+        c.wallCohesion = params.getf("wallCohesion");
         c.vorticityConfinement = params.getf("vorticityConfinement");
         c.gravity = Vec3f(params.getf("gravityX"), params.getf("gravityY"), params.getf("gravityZ"));
         c.soundSpeed = soundSpeed;

@@ -316,6 +316,7 @@ void PcisphSolver::computeNonPressure(float dt) {
     // their pair terms in the loops below (skipped entirely when off).
     const float gamma = config_.surfaceTension, beta = config_.adhesion, epsV = config_.vorticityConfinement;
     const bool tension = gamma > 0.0f, adhesion = beta > 0.0f, vortex = epsV > 0.0f;
+    const bool wallCohesion = tension && config_.wallCohesion > 0.0f;
     const bool curvature = tension && normalsValid_, confine = vortex && omegaValid_;
     const SurfaceTension_Akinci2013& ST = tension_;
     const float* rho = state_.densities.data();
@@ -396,6 +397,14 @@ void PcisphSolver::computeNonPressure(float dt) {
                         a -= ga;
                         if (track && tracked[k])
                             boundary_.addForceSorted(k, m * ga);
+                    }
+                    if (wallCohesion) {
+                        const Vec3f xp = xik + dt * (vi - vb[k]);
+                        const Vec3f ac = ST.wallCohesionAcceleration(
+                            xp, xp.squaredNorm(), gamma, config_.wallCohesion, psi[k], rho0, rho[i]);
+                        a += ac;
+                        if (track && tracked[k])
+                            boundary_.addForceSorted(k, -m * ac);
                     }
                     if (adhesion) {
                         // Akinci 2013 eq. 6, at the predicted separation like the wall pressure it

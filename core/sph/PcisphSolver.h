@@ -60,6 +60,7 @@ public:
         float soundSpeed = 20.0f;       // m/s, numerical c_s scaling the artificial viscosity
         float surfaceTension = 0.0f;    // Akinci 2013 gamma (cohesion + curvature), 0 = off
         float adhesion = 0.0f;          // Akinci 2013 beta (fluid-boundary adhesion), 0 = off
+        float wallCohesion = 0.0f;      // boundary samples' share in the cohesion (0 = Akinci 2013)
         float vorticityConfinement = 0.0f; // epsilon of VorticityConfinement_Fedkiw2001, 0 = off
         Vec3f gravity = Vec3f(0.0f, -9.81f, 0.0f);
         Aabb domain;      // region of the neighbour grid (particles outside still work)
