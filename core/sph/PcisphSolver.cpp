@@ -316,7 +316,8 @@ void PcisphSolver::computeNonPressure(float dt) {
     // their pair terms in the loops below (skipped entirely when off).
     const float gamma = config_.surfaceTension, beta = config_.adhesion, epsV = config_.vorticityConfinement;
     const bool tension = gamma > 0.0f, adhesion = beta > 0.0f, vortex = epsV > 0.0f;
-    const bool wallCohesion = tension && config_.wallCohesion > 0.0f;
+    const float wallCohesionW = config_.wallCohesion;
+    const bool wallCohesion = tension && wallCohesionW > 0.0f, attraction = adhesion || wallCohesion;
     const bool curvature = tension && normalsValid_, confine = vortex && omegaValid_;
     const SurfaceTension_Akinci2013& ST = tension_;
     const float* rho = state_.densities.data();
@@ -398,19 +399,18 @@ void PcisphSolver::computeNonPressure(float dt) {
                         if (track && tracked[k])
                             boundary_.addForceSorted(k, m * ga);
                     }
-                    if (wallCohesion) {
+                    if (attraction) {
+                        // Adhesion (Akinci 2013 eq. 6) and the wall's share in the cohesion, at the
+                        // predicted separation like the wall pressure they balance (see cohesion
+                        // above); one reaction pulls a body towards the fluid.
                         const Vec3f xp = xik + dt * (vi - vb[k]);
-                        const Vec3f ac = ST.wallCohesionAcceleration(
-                            xp, xp.squaredNorm(), gamma, config_.wallCohesion, psi[k], rho0, rho[i]);
-                        a += ac;
-                        if (track && tracked[k])
-                            boundary_.addForceSorted(k, -m * ac);
-                    }
-                    if (adhesion) {
-                        // Akinci 2013 eq. 6, at the predicted separation like the wall pressure it
-                        // balances (see cohesion above); the reaction pulls a body towards the fluid.
-                        const Vec3f xp = xik + dt * (vi - vb[k]);
-                        const Vec3f aa = ST.adhesionAcceleration(xp, xp.squaredNorm(), beta, psi[k]);
+                        const float rp2 = xp.squaredNorm();
+                        Vec3f aa = Vec3f::Zero();
+                        if (adhesion)
+                            aa += ST.adhesionAcceleration(xp, rp2, beta, psi[k]);
+                        if (wallCohesion)
+                            aa += ST.cohesionAcceleration(xp, rp2, gamma, wallCohesionW * psi[k], rho0,
+                                                          rho[i] + rho0);
                         a += aa;
                         if (track && tracked[k])
                             boundary_.addForceSorted(k, -m * aa);

@@ -54,18 +54,18 @@ public:
     /// massJ = m_j, ni / nj = colour-field normals, rhoSum = rho_i + rho_j.
     Vec3f pairAcceleration(const Vec3f& xij, float r2, float gamma, float massJ, float rho0, float rhoSum,
                            const Vec3f& ni, const Vec3f& nj) const {
-        const float K = 2.0f * rho0 / rhoSum;
-        return (-gamma * K) * ((massJ * cohesionOverR(r2)) * xij + (ni - nj));
+        return cohesionAcceleration(xij, r2, gamma, massJ, rho0, rhoSum) -
+               (gamma * 2.0f * rho0 / rhoSum) * (ni - nj);
     }
-    /// Beyond the paper: cohesion from boundary particle k as if it were fluid of mass Psi_k,
-    /// scaled by w (wallCohesion). With w = 0 (the paper) a wall acts as air for the cohesion: a
-    /// particle in a floor-wall edge is pulled out of it and pushed back by the pressure for ever
-    /// (0.3-0.7 m/s in a settled dam break); w = 1 makes the wall neutral (contact angle 90 degrees
-    /// before adhesion) and the edges settle (docs/BENCHMARKS.md).
-    Vec3f wallCohesionAcceleration(const Vec3f& xik, float r2, float gamma, float w, float psiK, float rho0,
-                                   float rhoI) const {
-        const float K = 2.0f * rho0 / (rhoI + rho0);
-        return (-gamma * w * K * psiK * cohesionOverR(r2)) * xik;
+    /// The cohesion part alone, K_ij (-gamma m_j C(|x_ij|) x_ij / |x_ij|). Beyond the paper it also
+    /// serves boundary particle k as if it were fluid of mass w Psi_k with rho_k = rho0
+    /// (wallCohesion w): with w = 0 (the paper) a wall acts as air for the cohesion, and a particle
+    /// in a floor-wall edge is pulled out of it and pushed back by the pressure for ever (0.3-0.7 m/s
+    /// in a settled dam break); w = 1 makes the wall neutral (contact angle 90 degrees before
+    /// adhesion) and the edges settle (docs/BENCHMARKS.md).
+    Vec3f cohesionAcceleration(const Vec3f& xij, float r2, float gamma, float massJ, float rho0,
+                               float rhoSum) const {
+        return (-gamma * 2.0f * rho0 / rhoSum * massJ * cohesionOverR(r2)) * xij;
     }
     /// Acceleration of fluid particle i from boundary particle k (adhesion, Psi_k = psiK).
     Vec3f adhesionAcceleration(const Vec3f& xik, float r2, float beta, float psiK) const {
