@@ -107,6 +107,7 @@ nlohmann::ordered_json frameJson(Simulation& sim, long long frame, size_t nan, s
     j["contained"] = fr.contained;
     j["maxSpeed"] = fr.maxSpeed;
     j["kineticEnergy"] = fr.kineticEnergy;
+    j["energyGrowth"] = fr.energyGrowth;
     j["blowUp"] = fr.blowUp;
     // Rigid bodies: centre of mass, velocity, submerged fraction (docs/SCENES.md).
     const std::vector<BodyStats> bodies = sim.bodyStats();

@@ -38,6 +38,7 @@ struct StepStats {
     size_t escaped = 0;           ///< of those, particles found beyond the walls' outer face
     double maxSpeed = 0.0;        ///< max fluid particle speed after the step (m/s)
     double kineticEnergy = 0.0;   ///< fluid + dynamic bodies' kinetic energy after the step (J)
+    double energyGrowth = 0.0;    ///< energy above its reference (J; see blowUpMessage), 0 while driven
     bool blowUp = false; ///< energy grew without a source, or speed beyond any source (blowUpMessage)
 };
 
@@ -53,6 +54,7 @@ struct FrameStats {
     size_t escaped = 0;           ///< escapes through the walls summed over the frame's steps
     double maxSpeed = 0.0;        ///< max fluid particle speed over the frame's steps (m/s)
     double kineticEnergy = 0.0;   ///< kinetic energy at the end of the frame (J)
+    double energyGrowth = 0.0;    ///< max over the frame's steps of StepStats::energyGrowth (J)
     bool blowUp = false;          ///< some step of the frame flagged a blow-up
 };
 
@@ -151,15 +153,18 @@ public:
 
     /// Non-empty after a blow-up (message for the GUI); cleared by reset().
     const std::string& status() const;
-    /// Blow-up checks (StepStats::blowUp). Energy: the mechanical energy E = kinetic + gravitational
-    /// potential energy of the fluid and the dynamic bodies may only fall, apart from numerical
-    /// noise, while nothing drives the system. A step flags a blow-up when E exceeds its minimum
-    /// since the last reset or the last driven step (a moving kinematic body, a drag or a stir,
-    /// which may add energy) by more than 1 % of M |g| H (M fluid mass, H container height); not
-    /// checked with surface tension, adhesion or vorticity confinement on (they add energy).
+    /// Blow-up checks (StepStats::blowUp). Energy: E = kinetic + gravitational potential energy of
+    /// the fluid and the dynamic bodies + the potential energy of cohesion and adhesion - the work
+    /// done since the reset by the forces without a potential (the tension's curvature term,
+    /// vorticity confinement) may only fall, apart from numerical noise, while nothing drives the
+    /// system. A step flags a blow-up when E exceeds its minimum since the last reset or the last
+    /// driven step (a moving kinematic body, a drag or a stir, which may add energy) by more than
+    /// 1 % of M |g| H (M fluid mass, H container height) + 5 % of |U| (U the attraction's potential
+    /// energy); StepStats::energyGrowth is the excess.
     /// Speed: also while driven, a fluid particle faster than 5 (sqrt(2 |g| H) + v_sources) + 1 m/s
-    /// (v_sources: the fastest boundary particle, the initial fluid speed or the fastest fluid
-    /// particle right after a stir) flags one. Non-empty (a one-line message) after such a step;
+    /// (v_sources: the fastest boundary particle since the reset, the speed sqrt(2 |U| / M) the
+    /// attraction could give, the initial fluid speed or the fastest fluid particle right after a
+    /// stir) flags one. Non-empty (a one-line message) after such a step;
     /// cleared by reset().
     const std::string& blowUpMessage() const;
     /// The solver and the boundary model (walls = object 0), e.g. for rigid-body coupling.

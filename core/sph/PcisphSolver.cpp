@@ -3,11 +3,13 @@
 #include "sph/VorticityConfinement_Fedkiw2001.h"
 
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <tuple>
@@ -319,6 +321,10 @@ void PcisphSolver::computeNonPressure(float dt) {
     const float wallCohesionW = config_.wallCohesion;
     const bool wallCohesion = tension && wallCohesionW > 0.0f, attraction = adhesion || wallCohesion;
     const bool curvature = tension && normalsValid_, confine = vortex && omegaValid_;
+    const bool sources = tension || confine; // forces without a potential (sourceWork)
+    if (sources)
+        accelSource_.resize(state_.size());
+    sourcesActive_ = sources;
     const SurfaceTension_Akinci2013& ST = tension_;
     const float* rho = state_.densities.data();
     const Vec3f* nPrev = normalsPrev_.data();
@@ -331,13 +337,18 @@ void PcisphSolver::computeNonPressure(float dt) {
                                   volume_[i] = m / rho[i];
                           });
     std::atomic<float> maxA2{0.0f};
+    // The attraction's potential energy per block (per unit mass m; see attractionEnergy()).
+    blockEnergy_.assign(blocks_.size(), 0.0);
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         const uint32_t* fn = blocks_[b].fluid.data();
         const uint32_t* bn = blocks_[b].boundary.data();
         float la = 0.0f;
+        double energy = 0.0;
         for (uint32_t i = begin; i < end; ++i) {
             const Vec3f xi = xs[i], vi = vs[i];
+            float ui = 0.0f; // particle i's share of the attraction's potential energy, over m
             Vec3f a = Vec3f::Zero();
+            Vec3f aSource = Vec3f::Zero(); // the part of a without a potential (sourceWork())
             Vec3f gradF = Vec3f::Zero(), gradB = Vec3f::Zero();
             float gradSq = 0.0f;
             {
@@ -367,8 +378,16 @@ void PcisphSolver::computeNonPressure(float dt) {
                         // round-off (|L| x100 in 2 s) and burst at 3 s (KE 0.004 -> 0.38 J); the
                         // 'droplets' scene gained energy for ever (docs/BENCHMARKS.md).
                         const Vec3f xp = xij + dt * vij;
-                        a += ST.pairAcceleration(xp, xp.squaredNorm(), gamma, m, rho0, rho[i] + rho[j], ni,
-                                                 curvature ? nPrev[j] : ni);
+                        // Energy bookkeeping (attractionEnergy, sourceWork): the cohesion without
+                        // K_ij has a potential; K_ij - 1 and the curvature term are sources.
+                        const float Kij = ST.densityCorrection(rho0, rho[i] + rho[j]);
+                        const Vec3f coh = ST.cohesionAcceleration(xp, xp.squaredNorm(), gamma, m);
+                        Vec3f src = (Kij - 1.0f) * coh;
+                        if (curvature)
+                            src += Kij * ST.curvatureAcceleration(gamma, ni, nPrev[j]);
+                        a += coh + src;
+                        aSource += src;
+                        ui += 0.5f * gamma * m * ST.cohesionPotential(r2);
                     }
                     if (vortex) {
                         omega += VorticityConfinement_Fedkiw2001::curlTerm(vij, xij, gf, V[j]);
@@ -380,8 +399,12 @@ void PcisphSolver::computeNonPressure(float dt) {
                     normalsNext_[i] = h_ * colour;
                 if (vortex) {
                     omegaNormNext_[i] = omega.norm();
-                    if (confine)
-                        a += VorticityConfinement_Fedkiw2001::acceleration(eta, omega, epsV, h_);
+                    if (confine) {
+                        const Vec3f conf =
+                            VorticityConfinement_Fedkiw2001::acceleration(eta, omega, epsV, h_);
+                        a += conf;
+                        aSource += conf;
+                    }
                 }
             }
             {
@@ -406,11 +429,18 @@ void PcisphSolver::computeNonPressure(float dt) {
                         const Vec3f xp = xik + dt * (vi - vb[k]);
                         const float rp2 = xp.squaredNorm();
                         Vec3f aa = Vec3f::Zero();
-                        if (adhesion)
+                        if (adhesion) {
                             aa += ST.adhesionAcceleration(xp, rp2, beta, psi[k]);
-                        if (wallCohesion)
-                            aa += ST.cohesionAcceleration(xp, rp2, gamma, wallCohesionW * psi[k], rho0,
-                                                          rho[i] + rho0);
+                            ui += beta * psi[k] * ST.adhesionPotential(r2);
+                        }
+                        if (wallCohesion) {
+                            const float massK = wallCohesionW * psi[k];
+                            const Vec3f coh = ST.cohesionAcceleration(xp, rp2, gamma, massK);
+                            const float Kik = ST.densityCorrection(rho0, rho[i] + rho0);
+                            aa += Kik * coh;
+                            aSource += (Kik - 1.0f) * coh;
+                            ui += gamma * massK * ST.cohesionPotential(r2);
+                        }
                         a += aa;
                         if (track && tracked[k])
                             boundary_.addForceSorted(k, -m * aa);
@@ -426,8 +456,11 @@ void PcisphSolver::computeNonPressure(float dt) {
             const Vec3f A = m * gradF + gradB, B = 2.0f * (m * gradF + gradB);
             const float local = A.dot(B) + 2.0f * m * m * gradSq;
             deltaScale_[i] = local > protoDenominator ? protoDenominator / local : 1.0f;
+            if (sources)
+                accelSource_[i] = aSource;
             a += g;
             la = std::max(la, a.squaredNorm());
+            energy += ui;
             accelNonPressure_[i] = a;
             accelPressure_[i] = Vec3f::Zero();
             state_.pressures[i] = 0.0f;
@@ -436,7 +469,11 @@ void PcisphSolver::computeNonPressure(float dt) {
             xPred[i] = xi + dt * v;
         }
         atomicMax(maxA2, la);
+        blockEnergy_[b] = energy;
     });
+    attractionEnergy_ = 0.0;
+    for (double e : blockEnergy_)
+        attractionEnergy_ += double(m) * e;
     // This step's n_i and |omega_i| become what the next step (or a restart of this one) reads.
     if (tension)
         normalsPrev_.swap(normalsNext_);
@@ -445,6 +482,24 @@ void PcisphSolver::computeNonPressure(float dt) {
     normalsValid_ = tension;
     omegaValid_ = vortex;
     maxAccelNonPressure_ = std::sqrt(maxA2.load());
+}
+
+double PcisphSolver::sourceWorkOfStep(float dt) const {
+    // Symplectic Euler: the kinetic energy's change is exactly sum_i m dt a_i . (v_old + v_new) / 2,
+    // term by term over the accelerations; after the commit the old velocities are in
+    // predictedVelocity_.
+    const Vec3f* vOld = predictedVelocity_.data();
+    const Vec3f* vNew = state_.velocities.data();
+    const Vec3f* aS = accelSource_.data();
+    const double power = tbb::parallel_reduce(
+        tbb::blocked_range<size_t>(0, state_.size(), 8192), 0.0,
+        [&](const tbb::blocked_range<size_t>& r, double acc) {
+            for (size_t i = r.begin(); i < r.end(); ++i)
+                acc += double(aS[i].dot(vOld[i] + vNew[i]));
+            return acc;
+        },
+        std::plus<double>());
+    return 0.5 * double(mass_) * double(dt) * power;
 }
 
 float PcisphSolver::predictDensityAndPressure(float dt, int cur) {
@@ -723,6 +778,7 @@ const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
         state_.positions.swap(predicted_[cur]);
         state_.velocities.swap(predictedVelocity_);
         state_.densities.swap(predictedDensity_);
+        sourceWork_ = sourcesActive_ ? sourceWorkOfStep(dt) : 0.0;
         maxSpeed_ = maxSpeedCandidate_;
         // Without two-way bodies the force bound uses the non-pressure accelerations only: a bound
         // on the total (pressure included) collapsed dt after one unconverged step and each cut

@@ -111,6 +111,16 @@ public:
     double time() const { return time_; }
     /// Max particle speed of the committed state (m/s).
     float maxSpeed() const { return maxSpeed_; }
+    /// Potential energy (J) of the cohesion, the wall's cohesion and the adhesion (Akinci 2013's
+    /// attractions are central pair forces: U = -gamma m_i m_j int_r^h C, -beta m_i Psi_k int_r^h A),
+    /// at the positions the last step started from (0 with both off). The curvature term has no
+    /// potential and is not counted.
+    double attractionEnergy() const { return attractionEnergy_; }
+    /// Work (J) that the forces without a potential, the surface tension's curvature term, its
+    /// density correction K_ij - 1 and vorticity confinement, did on the fluid in the last committed
+    /// step: their share of its kinetic energy's change (0 with tension and confinement off). With
+    /// attractionEnergy() it closes the energy balance that the blow-up check reads.
+    double sourceWork() const { return sourceWork_; }
     size_t fluidNeighborCount() const;    // entries in the cached fluid lists of the last step
     size_t boundaryNeighborCount() const; // entries in the cached boundary lists of the last step
 
@@ -136,6 +146,7 @@ private:
     void computeNonPressure(float dt);
     float predictDensityAndPressure(float dt, int cur);
     void computePressureForce(float dt, int cur);
+    double sourceWorkOfStep(float dt) const;
     void accumulateBoundaryPressureReaction(int cur);
     /// Puts leaked particles back; returns (contained, escaped) counted before the net acted.
     std::pair<size_t, size_t> containParticles();
@@ -175,6 +186,11 @@ private:
 
     float maxSpeed_ = 0.0f, maxAccel_ = 0.0f; // maxAccel_: see step() for which accelerations
     float maxAccelNonPressure_ = 0.0f;
+    double attractionEnergy_ = 0.0;   // see attractionEnergy()
+    std::vector<double> blockEnergy_; // its per-block sums (no atomics, a fixed summation order)
+    std::vector<Vec3f> accelSource_;  // the step's accelerations without a potential (sourceWork)
+    bool sourcesActive_ = false;
+    double sourceWork_ = 0.0;        // see sourceWork()
     float maxAccelTotal_ = 0.0f;     // pressure included: the bound used with two-way coupled bodies
     float maxSpeedCandidate_ = 0.0f; // of the latest prediction
     bool finiteCandidate_ = true;

@@ -39,6 +39,20 @@ void SurfaceTension_Akinci2013::setSupportRadius(float h) {
         a_[size_t(i)] = adhesionKernel(r, h) / r;
     }
     // Both kernels reach 0 at r = h: the last sample closes the table continuously.
+    // Potentials: integrated inwards from r = h with Simpson's rule between the samples (the
+    // kernels themselves are finite at r = 0; the last sample is r = h, U = 0).
+    uc_.assign(kSamples + 1, 0.0f);
+    ua_.assign(kSamples + 1, 0.0f);
+    double uc = 0.0, ua = 0.0;
+    for (int i = kSamples - 1; i >= 0; --i) {
+        const double r0 = std::sqrt(double(i) / invDs_), r1 = std::sqrt(double(i + 1) / invDs_);
+        const float rm = float(0.5 * (r0 + r1));
+        const double w = (r1 - r0) / 6.0;
+        uc -= w * (cohesionKernel(float(r0), h) + 4.0 * cohesionKernel(rm, h) + cohesionKernel(float(r1), h));
+        ua -= w * (adhesionKernel(float(r0), h) + 4.0 * adhesionKernel(rm, h) + adhesionKernel(float(r1), h));
+        uc_[size_t(i)] = float(uc);
+        ua_[size_t(i)] = float(ua);
+    }
 }
 
 } // namespace octo

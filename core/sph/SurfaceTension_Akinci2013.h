@@ -49,23 +49,28 @@ public:
     /// C(|x|) / |x| and A(|x|) / |x| from the tables, for |x|^2 = r2 (0 outside the support).
     float cohesionOverR(float r2) const { return lookup(c_, r2); }
     float adhesionOverR(float r2) const { return lookup(a_, r2); }
+    /// The pair potentials whose negative gradients are the cohesion and adhesion forces (per unit
+    /// gamma m_i m_j K_ij and beta m_i Psi_k): U_C(r) = -int_r^h C(s) ds, U_A(r) = -int_r^h A(s) ds,
+    /// for |x|^2 = r2 (0 outside the support). The blow-up check counts them in the energy.
+    float cohesionPotential(float r2) const { return lookup(uc_, r2); }
+    float adhesionPotential(float r2) const { return lookup(ua_, r2); }
 
-    /// Acceleration of fluid particle i from fluid neighbour j (cohesion + curvature, times K_ij).
-    /// massJ = m_j, ni / nj = colour-field normals, rhoSum = rho_i + rho_j.
-    Vec3f pairAcceleration(const Vec3f& xij, float r2, float gamma, float massJ, float rho0, float rhoSum,
-                           const Vec3f& ni, const Vec3f& nj) const {
-        return cohesionAcceleration(xij, r2, gamma, massJ, rho0, rhoSum) -
-               (gamma * 2.0f * rho0 / rhoSum) * (ni - nj);
+    /// K_ij = 2 rho0 / (rho_i + rho_j) (rhoSum = rho_i + rho_j).
+    static float densityCorrection(float rho0, float rhoSum) { return 2.0f * rho0 / rhoSum; }
+    /// Acceleration of fluid particle i from fluid neighbour j: the curvature part
+    /// -gamma (n_i - n_j) (colour-field normals; the caller multiplies by K_ij) and the cohesion part
+    /// -gamma m_j C(|x_ij|) x_ij / |x_ij| (massJ = m_j; times K_ij too). The cohesion without K_ij is
+    /// the gradient of cohesionPotential; the caller books the K_ij - 1 part as work of a source.
+    /// Beyond the paper the cohesion also serves boundary particle k as if it were fluid of mass
+    /// w Psi_k with rho_k = rho0 (wallCohesion w): with w = 0 (the paper) a wall acts as air for the
+    /// cohesion, and a particle in a floor-wall edge is pulled out of it and pushed back by the
+    /// pressure for ever (0.3-0.7 m/s in a settled dam break); w = 1 makes the wall neutral (contact
+    /// angle 90 degrees before adhesion) and the edges settle (docs/BENCHMARKS.md).
+    static Vec3f curvatureAcceleration(float gamma, const Vec3f& ni, const Vec3f& nj) {
+        return -gamma * (ni - nj);
     }
-    /// The cohesion part alone, K_ij (-gamma m_j C(|x_ij|) x_ij / |x_ij|). Beyond the paper it also
-    /// serves boundary particle k as if it were fluid of mass w Psi_k with rho_k = rho0
-    /// (wallCohesion w): with w = 0 (the paper) a wall acts as air for the cohesion, and a particle
-    /// in a floor-wall edge is pulled out of it and pushed back by the pressure for ever (0.3-0.7 m/s
-    /// in a settled dam break); w = 1 makes the wall neutral (contact angle 90 degrees before
-    /// adhesion) and the edges settle (docs/BENCHMARKS.md).
-    Vec3f cohesionAcceleration(const Vec3f& xij, float r2, float gamma, float massJ, float rho0,
-                               float rhoSum) const {
-        return (-gamma * 2.0f * rho0 / rhoSum * massJ * cohesionOverR(r2)) * xij;
+    Vec3f cohesionAcceleration(const Vec3f& xij, float r2, float gamma, float massJ) const {
+        return (-gamma * massJ * cohesionOverR(r2)) * xij;
     }
     /// Acceleration of fluid particle i from boundary particle k (adhesion, Psi_k = psiK).
     Vec3f adhesionAcceleration(const Vec3f& xik, float r2, float beta, float psiK) const {
@@ -83,7 +88,8 @@ private:
     }
 
     float h_ = 1.0f, invDs_ = 1.0f;
-    std::vector<float> c_, a_; // C(r)/r and A(r)/r at r^2 = i / invDs_
+    std::vector<float> c_, a_;   // C(r)/r and A(r)/r at r^2 = i / invDs_
+    std::vector<float> uc_, ua_; // U_C(r) and U_A(r) at the same r^2
 };
 
 } // namespace octo
