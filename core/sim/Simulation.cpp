@@ -44,7 +44,12 @@ struct Simulation::Impl {
     float soundSpeed = 20.0f;
     // Energy check (Simulation::blowUpMessage).
     double energyRef = std::numeric_limits<double>::infinity(), energyTol = 0.0;
-    double sourceWork = 0.0;      // work of the curvature term and confinement since the reset (J)
+    double sourceWork = 0.0; // work of the curvature term and confinement since the reset (J)
+    struct KinematicVelocity {
+        int id;
+        Vec3f v, omega;
+    };
+    std::vector<KinematicVelocity> kinematicVelocities;
     float initialMaxSpeed = 0.0f; // fastest fluid particle of the scene's start (speed check)
     float stirSpeed = 0.0f;       // fastest fluid particle right after a stir since the reset (idem)
     float bodySpeed = 0.0f;       // fastest boundary particle (a moving body) since the reset (idem)
@@ -83,10 +88,10 @@ struct Simulation::Impl {
 
     /// The energy the blow-up check follows: kinetic + gravitational energy, plus the potential
     /// energy of the cohesion and adhesion (central pair forces), minus the work done so far by the
-    /// forces without a potential (the tension's curvature term, vorticity confinement), which are
-    /// sources. Without that bookkeeping the check had to be off with them (droplets: 49 false
-    /// alarms in 2 s, and a spin-up that gained 0.5 J went unflagged). The attraction's potential
-    /// is the one at the step's start, a step behind the kinetic energy: a lag of one step's work.
+    /// forces without a potential (the tension's curvature term, vorticity confinement) and by the
+    /// moving kinematic bodies, which are sources. Without that bookkeeping the check had to be off with them
+    /// (droplets: 49 false alarms in 2 s, and a spin-up that gained 0.5 J went unflagged). The attraction's
+    /// potential is the one at the step's start, a step behind the kinetic energy: a lag of one step's work.
     double balancedEnergy(double ke, double pe) const {
         return ke + pe + solver->attractionEnergy() - sourceWork;
     }
@@ -111,15 +116,26 @@ struct Simulation::Impl {
         return std::sqrt(v2);
     }
 
-    /// True when something may add energy in this step: a moving kinematic body, a drag, a stir.
-    bool driven() const {
-        if (stirPending || bodies.system().dragging())
-            return true;
+    /// True when something may add energy in this step that the balance cannot book: a drag or a
+    /// stir. A moving kinematic body's work is booked (kinematicWork).
+    bool driven() const { return stirPending || bodies.system().dragging(); }
+
+    /// The kinematic bodies' velocities during the step (before afterStep moves them on).
+    void recordKinematicVelocities() {
+        kinematicVelocities.clear();
         for (const auto& b : bodies.system().bodies())
-            if (b->isKinematic() &&
-                (b->linearVelocity().squaredNorm() > 0.0f || b->angularVelocity().squaredNorm() > 0.0f))
-                return true;
-        return false;
+            if (b->isKinematic())
+                kinematicVelocities.push_back({b->id(), b->linearVelocity(), b->angularVelocity()});
+    }
+    /// Work (J) the kinematic bodies did on the fluid in the step: -(F . v + T . omega) dt with F, T
+    /// the fluid's load on the body (after afterStep).
+    double kinematicWork(float dt) const {
+        double w = 0.0;
+        for (const BodyLoad& l : bodies.coupling().lastLoads())
+            for (const auto& [id, v, omega] : kinematicVelocities)
+                if (id == l.bodyId)
+                    w -= double(dt) * (double(l.force.dot(v)) + double(l.torque.dot(omega)));
+        return w;
     }
 
     // --- surface (once per frame; issue 12) ---
@@ -306,7 +322,9 @@ struct Simulation::Impl {
             throw SimulationError(status);
         }
         const bool drive = driven(); // before afterStep: the step's kinematic velocities
+        recordKinematicVelocities();
         bodies.afterStep(r.dt);
+        sourceWork += kinematicWork(r.dt);
         // The stir tool accelerates without a cap: the speed it gave the fluid is a source.
         if (stirPending)
             stirSpeed = std::max(stirSpeed, solver->maxSpeed());
