@@ -92,12 +92,18 @@ std::vector<BodyLoad> RigidCoupling::loads() const {
 }
 
 void RigidCoupling::advanceBodies(float dt) {
+    lastKinematicWork_ = 0.0;
     if (bodies_.size() == 0) {
         lastLoads_.clear();
         bodies_.setTime(bodies_.time() + double(dt));
         return;
     }
     lastLoads_ = loads();
+    // Before the step moves them on: the velocities the kinematic samples had in the fluid step.
+    for (const BodyLoad& l : lastLoads_)
+        if (const RigidBody* b = bodies_.body(l.bodyId); b && b->isKinematic())
+            lastKinematicWork_ -= double(dt) * (double(l.force.dot(b->linearVelocity())) +
+                                                double(l.torque.dot(b->angularVelocity())));
     bodies_.step(dt, lastLoads_); // kinematic bodies ignore theirs
     pushTransforms();
 }

@@ -44,6 +44,9 @@ public:
     void advanceBodies(float dt);
     /// The loads advanceBodies applied (kinematic bodies' included: they ignore them).
     const std::vector<BodyLoad>& lastLoads() const { return lastLoads_; }
+    /// Work (J) the kinematic bodies did on the fluid in the step advanceBodies closed:
+    /// -(F . v + T . omega) dt with the fluid's load F, T and the step's velocities.
+    double lastKinematicWork() const { return lastKinematicWork_; }
     /// Largest speed of any body's boundary sample, |v| + |omega| * boundingRadius (m/s).
     float maxBodySpeed() const;
 
@@ -69,6 +72,7 @@ private:
     std::unordered_map<int, int> objects_; ///< body id -> boundary object
     uint64_t version_ = ~uint64_t(0);
     std::vector<BodyLoad> lastLoads_;
+    double lastKinematicWork_ = 0.0;
 };
 
 } // namespace octo

@@ -44,15 +44,10 @@ struct Simulation::Impl {
     float soundSpeed = 20.0f;
     // Energy check (Simulation::blowUpMessage).
     double energyRef = std::numeric_limits<double>::infinity(), energyTol = 0.0;
-    double sourceWork = 0.0; // work of the curvature term and confinement since the reset (J)
-    struct KinematicVelocity {
-        int id;
-        Vec3f v, omega;
-    };
-    std::vector<KinematicVelocity> kinematicVelocities;
+    double sourceWork = 0.0;      // work of the non-potential forces and kinematic bodies since the reset (J)
     float initialMaxSpeed = 0.0f; // fastest fluid particle of the scene's start (speed check)
     float stirSpeed = 0.0f;       // fastest fluid particle right after a stir since the reset (idem)
-    float bodySpeed = 0.0f;       // fastest boundary particle (a moving body) since the reset (idem)
+    float bodySpeed = 0.0f;       // fastest body point since the reset (idem)
     bool stirPending = false;
     std::string blowUpMsg;
     // Body positions at the start of the frame: frame-mean velocities for bodyStats().
@@ -107,36 +102,9 @@ struct Simulation::Impl {
         return 5.0f * (fall + sourceSpeed) + 1.0f;
     }
 
-    /// The fastest boundary particle (moving bodies). A pass over all of them: only asked when the
-    /// fluid is faster than the limit without them.
-    float fastestBoundarySpeed() const {
-        float v2 = 0.0f;
-        for (const Vec3f& v : boundary.velocities())
-            v2 = std::max(v2, v.squaredNorm());
-        return std::sqrt(v2);
-    }
-
     /// True when something may add energy in this step that the balance cannot book: a drag or a
-    /// stir. A moving kinematic body's work is booked (kinematicWork).
+    /// stir. A moving kinematic body's work is booked (RigidCoupling::lastKinematicWork).
     bool driven() const { return stirPending || bodies.system().dragging(); }
-
-    /// The kinematic bodies' velocities during the step (before afterStep moves them on).
-    void recordKinematicVelocities() {
-        kinematicVelocities.clear();
-        for (const auto& b : bodies.system().bodies())
-            if (b->isKinematic())
-                kinematicVelocities.push_back({b->id(), b->linearVelocity(), b->angularVelocity()});
-    }
-    /// Work (J) the kinematic bodies did on the fluid in the step: -(F . v + T . omega) dt with F, T
-    /// the fluid's load on the body (after afterStep).
-    double kinematicWork(float dt) const {
-        double w = 0.0;
-        for (const BodyLoad& l : bodies.coupling().lastLoads())
-            for (const auto& [id, v, omega] : kinematicVelocities)
-                if (id == l.bodyId)
-                    w -= double(dt) * (double(l.force.dot(v)) + double(l.torque.dot(omega)));
-        return w;
-    }
 
     // --- surface (once per frame; issue 12) ---
     SurfaceStage stage;
@@ -321,10 +289,9 @@ struct Simulation::Impl {
             status = m.str();
             throw SimulationError(status);
         }
-        const bool drive = driven(); // before afterStep: the step's kinematic velocities
-        recordKinematicVelocities();
+        const bool drive = driven();
         bodies.afterStep(r.dt);
-        sourceWork += kinematicWork(r.dt);
+        sourceWork += bodies.coupling().lastKinematicWork();
         // The stir tool accelerates without a cap: the speed it gave the fluid is a source.
         if (stirPending)
             stirSpeed = std::max(stirSpeed, solver->maxSpeed());
@@ -350,10 +317,9 @@ struct Simulation::Impl {
         const float cohesionSpeed =
             fluidMass > 0.0 ? float(std::sqrt(2.0 * std::abs(solver->attractionEnergy()) / fluidMass)) : 0.0f;
         // A body's speed stays a source after it stops: the fluid it threw keeps flying (the
-        // cylinder at r = 5 mm: 31 m/s spray flagged in the frame the cylinder stopped, when the
-        // limit fell from 73 to 23 m/s).
-        if (!bodies.system().bodies().empty())
-            bodySpeed = std::max(bodySpeed, fastestBoundarySpeed());
+        // cylinder at r = 5 mm: 29 m/s spray flagged in the frame the cylinder stopped, when the
+        // limit fell from 78 to 28 m/s).
+        bodySpeed = std::max(bodySpeed, bodies.coupling().maxBodySpeed());
         const float sources = std::max({initialMaxSpeed, stirSpeed, cohesionSpeed, bodySpeed});
         const float limit = speedLimit(sources);
         const bool tooFast = solver->maxSpeed() > limit;
