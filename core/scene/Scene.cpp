@@ -95,11 +95,15 @@ BoxLattice boxLattice(const Aabb& box, const Aabb& container, const Vec3f& gravi
             L.first[a] = box.min[a] + r; // r inside min: a box on the floor continues the wall lattice
         }
     }
-    if (nStretched == 0 || nStretched == 3)
+    if (nStretched == 0)
         return L;
     int free = -1; // the axis that gives back the volume: along gravity if it is free
     gravity.cwiseAbs().maxCoeff(&free);
-    if (wallToWall[free])
+    // A box that fills the container along all three axes (a closed tank full of water) cannot keep
+    // d0^3 cells with all three stretched: the axis along gravity keeps whole cells and leaves its
+    // gap (under one layer) at the top. Stretched on all three, a 0.35 m tank at r = 12 mm got
+    // 15 layers of 23.3 mm, 9 % too dense in a closed box, and erupted at 1 000 m/s in frame 1.
+    if (wallToWall[free] && nStretched < 3)
         free = !wallToWall[0] ? 0 : (!wallToWall[1] ? 1 : 2);
     // Cell volume d0^3: the free axis's spacing times the other two axes' spacings.
     float others = 1.0f;
