@@ -18,17 +18,14 @@ namespace octo {
 
 namespace {
 
-// Pressure a boundary sample stands for, over rho_i^2: the fluid's pressure mirrored into the
-// boundary and continued hydrostatically to the sample, p_b = p_i + rho_i g . (x_b - x_i) (after the
-// extrapolation of Adami et al. 2012), clamped at 0; the boundary term is (p_i + p_b) / rho_i^2.
-// Akinci 2012 eq. 10 pushes with p_i alone, half of what the missing fluid would: a wall-adjacent
-// particle had to be compressed to be held, three-wall corners ran away (tank at r = 4.25 mm:
-// corner pressures 10-20x hydrostatic, 6.7 m/s and 122 J in the first frame), and a p_b without the
-// hydrostatic part leaves the fluid at a vertical wall under-supported (particles circulating down
-// the vertical edges, 0.3-0.4 m/s). Container walls and bodies alike, and a body receives the same
-// term (momentum balance): with Akinci's term on the bodies a body sinking onto the mirrored floor
-// squeezed the layer between them into a pump (313 J, 142 m/s), and a fixed submerged box got 78 %
-// of its buoyancy (the mirrored term: 103 %; docs/BENCHMARKS.md).
+// Pressure a body's boundary sample stands for, over rho_i^2: the fluid's pressure mirrored into the
+// body and continued hydrostatically to the sample, p_b = p_i + rho_i g . (x_b - x_i), clamped at
+// 0; the boundary term is (p_i + p_b) / rho_i^2. Akinci 2012 eq. 10 pushes with p_i alone, half of
+// what the missing fluid would: a wall-adjacent particle had to be compressed to be held, and a
+// body sinking onto the floor squeezed the layer between them into a pump (313 J, 142 m/s); a fixed
+// submerged box got 78 % of its buoyancy (mirrored: 103 %; docs/BENCHMARKS.md). The container
+// walls use the neighbourhood's pressure instead (extrapolateWallPressure): p_i alone cannot
+// hold a particle at the free surface (p_i = 0) against the layer below it.
 inline float boundaryPressureOverRho2(float pOverRho2, float rho, const Vec3f& gravity, const Vec3f& xik) {
     return pOverRho2 + std::max(0.0f, pOverRho2 - gravity.dot(xik) / rho);
 }
@@ -268,6 +265,68 @@ void PcisphSolver::buildNeighborLists() {
             boundaryCount_[i] = uint32_t(blk.boundary.size()) - boundaryBegin_[i];
         }
     });
+    buildWallLists();
+}
+
+void PcisphSolver::buildWallLists() {
+    // Serial, in ascending i: each sample's list comes out sorted, so the extrapolated pressure is
+    // summed in a fixed order (one pass over the fluid-boundary pairs, ~1 % of a step).
+    const auto tracked = boundary_.sortedTracked();
+    const size_t nb = tracked.size(), n = state_.size();
+    wallBegin_.assign(nb + 1, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t* bnb = blocks_[i / kBlock].boundary.data() + boundaryBegin_[i];
+        for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
+            if (!tracked[bnb[q]])
+                ++wallBegin_[bnb[q] + 1];
+    }
+    wallSamples_.clear();
+    for (size_t k = 0; k < nb; ++k) {
+        if (wallBegin_[k + 1] > 0)
+            wallSamples_.push_back(uint32_t(k));
+        wallBegin_[k + 1] += wallBegin_[k];
+    }
+    wallFluid_.resize(wallBegin_[nb]);
+    wallCursor_.assign(wallBegin_.begin(), wallBegin_.end() - 1);
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t* bnb = blocks_[i / kBlock].boundary.data() + boundaryBegin_[i];
+        for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
+            if (!tracked[bnb[q]])
+                wallFluid_[wallCursor_[bnb[q]]++] = i;
+    }
+    wallPressure_.assign(nb, 0.0f);
+}
+
+void PcisphSolver::extrapolateWallPressure(float dt, int cur) {
+    // Adami, Hu & Adams 2012, "A generalized wall boundary condition for SPH", eq. 27 (static
+    // wall): p_k = sum_j (p_j + rho_j g . (x_k - x_j)) W_kj / sum_j W_kj, clamped at 0 like the
+    // fluid's pressure. Unlike the mirrored p_i, it carries the pressure of the layer below a
+    // particle at the free surface into the wall beside it: with p_i alone that particle (p_i = 0)
+    // was pushed into the wall, and its pressure there drove a circulation up the walls and in
+    // along the surface (a resting 0.35 m column at r = 12 mm: 0.087 m/s at 0.5 s, 0.051 with this).
+    const KernelTable& K = table_;
+    const auto xb = boundary_.sortedPositions();
+    const auto vb = boundary_.sortedVelocities();
+    const Vec3f* X = predicted_[cur].data();
+    const float* p = state_.pressures.data();
+    const float* rho = predictedDensity_.data();
+    const Vec3f g = config_.gravity;
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, wallSamples_.size(), 1024),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t s = r.begin(); s < r.end(); ++s) {
+                              const uint32_t k = wallSamples_[s];
+                              const Vec3f xk = xb[k] + dt * vb[k];
+                              float num = 0.0f, den = 0.0f;
+                              for (uint32_t q = wallBegin_[k]; q < wallBegin_[k + 1]; ++q) {
+                                  const uint32_t j = wallFluid_[q];
+                                  const Vec3f xkj = xk - X[j];
+                                  const float w = K.W(xkj.squaredNorm());
+                                  num += (p[j] + rho[j] * g.dot(xkj)) * w;
+                                  den += w;
+                              }
+                              wallPressure_[k] = den > 0.0f ? std::max(0.0f, num / den) : 0.0f;
+                          }
+                      });
 }
 
 void PcisphSolver::refreshNeighborLists() {
@@ -555,7 +614,12 @@ void PcisphSolver::computePressureForce(float dt, int cur) {
     Vec3f* Xn = predicted_[cur ^ 1].data();
     const float* pr = pressureOverRho2_.data();
     const float* rhoPred = predictedDensity_.data();
+    const auto tracked = boundary_.sortedTracked();
+    const float* pWall = wallPressure_.data();
+    const bool walls = !wallSamples_.empty();
     const Vec3f g = config_.gravity;
+    if (walls)
+        extrapolateWallPressure(dt, cur);
     std::atomic<float> maxV2{0.0f}, maxA2{0.0f};
     std::atomic<bool> finite{true};
     const Vec3f* xs = state_.positions.data();
@@ -575,13 +639,18 @@ void PcisphSolver::computePressureForce(float dt, int cur) {
                 const Vec3f xij = xi - X[j];
                 a -= (m * (pri + pr[j]) * K.gradFactor(xij.squaredNorm())) * xij;
             }
-            if (pri > 0.0f) {
+            if (pri > 0.0f || walls) {
+                const float invRho2 = 1.0f / (rhoPred[i] * rhoPred[i]);
                 const uint32_t* bnb = bn + boundaryBegin_[i];
                 for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
                     const uint32_t k = bnb[q];
+                    if (tracked[k] && pri <= 0.0f)
+                        continue;
                     const Vec3f xik = xi - (xb[k] + dt * vb[k]);
-                    // Akinci 2012 eq. 10 with the mirrored pressure (see boundaryPressureOverRho2).
-                    const float pk = boundaryPressureOverRho2(pri, rhoPred[i], g, xik);
+                    // Akinci 2012 eq. 10 with the wall's extrapolated pressure (see
+                    // extrapolateWallPressure) or the body's mirrored one (boundaryPressureOverRho2).
+                    const float pk = tracked[k] ? boundaryPressureOverRho2(pri, rhoPred[i], g, xik)
+                                                : pri + pWall[k] * invRho2;
                     a -= (psi[k] * pk * K.gradFactor(xik.squaredNorm())) * xik;
                 }
             }

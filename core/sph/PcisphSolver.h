@@ -54,13 +54,14 @@ public:
         int maxIterations = 50;
         float timeStepMin = 1e-5f, timeStepMax = 5e-3f; // s
         float cflFactor = 0.4f;
-        float viscosity = 0.01f;        // Monaghan alpha
-        float velocityFilter = 0.0f;    // eps of the bi-Laplacian velocity filter (VelocityFilter.h), 0 = off
-        float boundaryFriction = 0.05f; // Akinci sigma
-        float soundSpeed = 20.0f;       // m/s, numerical c_s scaling the artificial viscosity
-        float surfaceTension = 0.0f;    // Akinci 2013 gamma (cohesion + curvature), 0 = off
-        float adhesion = 0.0f;          // Akinci 2013 beta (fluid-boundary adhesion), 0 = off
-        float wallCohesion = 0.0f;      // boundary samples' share in the cohesion (0 = Akinci 2013)
+        float viscosity = 0.01f;     // Monaghan alpha
+        float velocityFilter = 0.0f; // eps of the bi-Laplacian velocity filter (VelocityFilter.h), 0 = off;
+                                     // the parameter table defaults to 0.8
+        float boundaryFriction = 0.05f;    // Akinci sigma
+        float soundSpeed = 20.0f;          // m/s, numerical c_s scaling the artificial viscosity
+        float surfaceTension = 0.0f;       // Akinci 2013 gamma (cohesion + curvature), 0 = off
+        float adhesion = 0.0f;             // Akinci 2013 beta (fluid-boundary adhesion), 0 = off
+        float wallCohesion = 0.0f;         // boundary samples' share in the cohesion (0 = Akinci 2013)
         float vorticityConfinement = 0.0f; // epsilon of VorticityConfinement_Fedkiw2001, 0 = off
         Vec3f gravity = Vec3f(0.0f, -9.81f, 0.0f);
         Aabb domain;      // region of the neighbour grid (particles outside still work)
@@ -143,6 +144,10 @@ private:
     void resizeWorkArrays(size_t n);
     void sortParticles();
     void buildNeighborLists();
+    /// The container walls' fluid neighbours (the fluid lists, reversed), for wallPressure_.
+    void buildWallLists();
+    /// Pressure at each wall sample near fluid, extrapolated from the fluid (Adami et al. 2012).
+    void extrapolateWallPressure(float dt, int cur);
     void computeNonPressure(float dt);
     float predictDensityAndPressure(float dt, int cur);
     void computePressureForce(float dt, int cur);
@@ -183,6 +188,11 @@ private:
     static constexpr uint32_t kBlock = 256;
     std::vector<NeighborBlock> blocks_;
     std::vector<uint32_t> fluidBegin_, fluidCount_, boundaryBegin_, boundaryCount_;
+    // Wall samples (boundary particles whose forces are not tracked: the container's walls) that
+    // have fluid neighbours, their fluid neighbours in CSR form (wallFluid_[wallBegin_[k] ..
+    // wallBegin_[k + 1]) for sorted boundary index k, ascending i) and their extrapolated pressure.
+    std::vector<uint32_t> wallSamples_, wallBegin_, wallFluid_, wallCursor_;
+    std::vector<float> wallPressure_;
 
     float maxSpeed_ = 0.0f, maxAccel_ = 0.0f; // maxAccel_: see step() for which accelerations
     float maxAccelNonPressure_ = 0.0f;

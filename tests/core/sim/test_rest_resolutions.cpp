@@ -1,13 +1,13 @@
 // Issue 9: water at rest does not erupt at any resolution. The tank's 0.35 m deep water at
 // r = 12, 8.5, 6.25 and 4.5 mm (a column a whole number of spacings wide, narrower at the finer
 // radii to keep the particle count small), and a pool into which a floating box is set: no
-// blow-up flag, the mechanical energy after 0.5 s below the initial one, the mean level within
-// 15 mm of where it started and the max speed bounded. The issue's goal (max speed < 0.05 m/s after
-// 0.5 s) is not met with the default settings: the simple cubic start lattice is unstable under the
-// hydrostatic pressure (docs/validation/lattice_stability.py) and its floor rearranges at ~0.1 m/s,
-// which the viscosity holds but does not remove. The opt-in velocityFilter (0.8) brings the five
-// columns to 0.03-0.09 m/s (test_velocity_filter; docs/BENCHMARKS.md, "why a resting tank keeps
-// moving").
+// blow-up flag, the mechanical energy after 0.5 s below the initial one, the mean level within r
+// of where it started and the max speed after 0.5 s below the issue's 0.05 m/s at 8.5 mm and
+// finer. Two defaults get it there: the velocity filter (0.8) damps the simple cubic start
+// lattice's rearrangement under the hydrostatic pressure (docs/validation/lattice_stability.py),
+// and the walls' pressure extrapolated from the fluid (Adami 2012) stops the circulation that the
+// free-surface particles beside the walls drove. At 12 mm a surface wave from the walls' top
+// corners remains (0.051 m/s at 0.5 s; docs/BENCHMARKS.md).
 #include "scene/Scene.h"
 #include "scene/SceneBodies.h"
 #include "sim/Simulation.h"
@@ -98,16 +98,15 @@ private slots:
         QVERIFY(!res.blowUp);
         QVERIFY(res.energyEnd < res.energyStart); // settling only loses energy
         // Before the fixes the 6.25 mm tank erupted (6.2 m/s, the surface 0.22 m higher), the
-        // 0.15 m tank at 4.25 mm reached 4.2 m/s. Measured with the mirrored wall pressure, the
-        // wall-filling lattice and dt shrinking by at most 5 % per step: peaks 0.20-0.37 m/s,
-        // 0.10-0.18 m/s at 0.5 s, the fastest particles near the floor, off their lattice sites
-        // (the issue's 0.05 m/s is not reached, see BENCHMARKS). The 0.25 bound leaves room for other
-        // machines' libm rounding (CI has differed from here).
+        // 0.15 m tank at 4.25 mm reached 4.2 m/s; with the mirrored wall pressure and no filter the
+        // columns moved at 0.10-0.18 m/s at 0.5 s. Measured now: 0.051 / 0.037 / 0.031 / 0.030 /
+        // 0.017 m/s (12 mm ... 4.25 mm), peaks 0.19-0.30 m/s in the first frames.
         QVERIFY2(res.peakSpeed < 0.7, qPrintable(QString("peak speed %1 m/s").arg(res.peakSpeed)));
-        QVERIFY2(res.maxSpeed < 0.25, qPrintable(QString("max speed %1 m/s").arg(res.maxSpeed)));
-        // Measured: the level settles 3.8-4.2 mm at every radius (it was 8-11 mm with Akinci's
+        const double bound = radius > 0.01f ? 0.07 : 0.05; // 12 mm: the wall's surface wave
+        QVERIFY2(res.maxSpeed < bound, qPrintable(QString("max speed %1 m/s").arg(res.maxSpeed)));
+        // Measured: the level settles 3.0-3.7 mm at every radius (it was 8-11 mm with Akinci's
         // one-sided wall pressure), i.e. within r down to r = 4.25 mm.
-        QVERIFY2(std::abs(res.surfaceShift) < 0.005,
+        QVERIFY2(std::abs(res.surfaceShift) < radius,
                  qPrintable(QString("level moved %1 m").arg(res.surfaceShift)));
     }
 

@@ -141,8 +141,11 @@ private slots:
         qInfo("stirred tank, eps 0.5: mean kinetic energy per 0.5 s window (J):%s", qPrintable(text));
         QCOMPARE(sim.nonFiniteCount(), size_t(0));
         QVERIFY(means.size() >= 5);
+        // Each window loses energy until the tank is at rest: below 0.1 % of the first window the
+        // water's noise floor (3.6e-4 J, then 3.7e-4 J, measured) is not a spin-up.
         for (size_t k = 1; k < means.size(); ++k)
-            QVERIFY2(means[k] < means[k - 1], qPrintable(QString("window %1 gained energy").arg(k)));
+            QVERIFY2(means[k] < means[k - 1] || means[k] < 1e-3 * means.front(),
+                     qPrintable(QString("window %1 gained energy").arg(k)));
         QVERIFY2(means.back() < 0.5 * means.front(), "the swirl must decay");
     }
 };
