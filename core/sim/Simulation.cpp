@@ -235,6 +235,7 @@ struct Simulation::Impl {
         const int layers = params.geti("boundaryLayers");
         walls = boundary.addObject(sampleBoxWalls(scene.container, 2.0f * r, layers), true,
                                    planarWallPsiScale(4.0f * r, 2.0f * r, layers));
+        boundary.setWall(walls); // the pressure extrapolated from the fluid (PcisphSolver)
         // Rigid bodies: boundary objects after the walls; fluid inside them is removed.
         bodies.configure(scene.container, solverConfig().gravity, r, params.getf("restDensity"));
         bodies.build(sceneBodies, 0.0);

@@ -44,6 +44,7 @@ int BoundaryModel::addObject(std::vector<Vec3f> bodySpacePoints, bool isStatic, 
     forces_.resize(positions_.size(), Vec3f::Zero());
     psi_.resize(positions_.size(), 0.0f);
     tracked_.resize(positions_.size(), isStatic ? 0 : 1);
+    wall_.resize(positions_.size(), 0);
     objects_.push_back(o);
     computePsi(o);
     dirty_ = true;
@@ -59,6 +60,7 @@ void BoundaryModel::removeObject(int object) {
     eraseRange(forces_);
     eraseRange(psi_);
     eraseRange(tracked_);
+    eraseRange(wall_);
     for (Object& other : objects_)
         if (other.valid && other.first > o.first)
             other.first -= o.count;
@@ -75,6 +77,7 @@ void BoundaryModel::clear() {
     forces_.clear();
     psi_.clear();
     tracked_.clear();
+    wall_.clear();
     dirty_ = true;
 }
 
@@ -177,6 +180,7 @@ void BoundaryModel::update() {
     grid_.gather(std::span<const Vec3f>(velocities_), sortedVelocities_);
     grid_.gather(std::span<const float>(psi_), sortedPsi_);
     grid_.gather(std::span<const uint8_t>(tracked_), sortedTracked_);
+    grid_.gather(std::span<const uint8_t>(wall_), sortedWall_);
     dirty_ = false;
 }
 
@@ -194,9 +198,26 @@ bool BoundaryModel::hasDynamicObjects() const {
     return false;
 }
 
+void BoundaryModel::setWall(int object) {
+    checked(object);
+    Object& o = objects_[size_t(object)];
+    if (!o.isStatic || o.reportsForces)
+        throw std::logic_error("BoundaryModel: object " + std::to_string(object) +
+                               " moves or reports its forces and cannot be a wall");
+    o.wall = true;
+    std::fill(wall_.begin() + o.first, wall_.begin() + o.first + o.count, uint8_t(1));
+    dirty_ = true;
+}
+
+bool BoundaryModel::isWall(int object) const {
+    return checked(object).wall;
+}
+
 void BoundaryModel::reportForces(int object) {
     checked(object);
     Object& o = objects_[size_t(object)];
+    if (o.wall)
+        throw std::logic_error("BoundaryModel: wall " + std::to_string(object) + " cannot report its forces");
     o.reportsForces = true;
     std::fill(tracked_.begin() + o.first, tracked_.begin() + o.first + o.count, uint8_t(1));
     dirty_ = true;

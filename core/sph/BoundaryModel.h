@@ -35,6 +35,12 @@ public:
     /// Accumulates the fluid's forces on a static object too (a kinematic body's drag), without
     /// making it dynamic.
     void reportForces(int object);
+    /// Makes a static object whose forces are not reported a container wall: the fluid solver gives
+    /// its samples the pressure extrapolated from the fluid around them (Adami et al. 2012) instead
+    /// of each fluid particle's own, mirrored (see PcisphSolver). Throws std::logic_error for a
+    /// dynamic or force-reporting object: the reaction on a body is computed from the mirrored one.
+    void setWall(int object);
+    bool isWall(int object) const;
     /// Removes an object's particles; its id stays invalid afterwards.
     void removeObject(int object);
     void clear();
@@ -79,6 +85,8 @@ public:
     std::span<const float> sortedPsi() const { return sortedPsi_; }
     /// 1 where the sorted particle belongs to an object whose forces are accumulated.
     std::span<const uint8_t> sortedTracked() const { return sortedTracked_; }
+    /// 1 where the sorted particle belongs to a wall (setWall).
+    std::span<const uint8_t> sortedWall() const { return sortedWall_; }
     void clearForces();
     /// Thread-safe accumulation of a force on sorted boundary particle k.
     void addForceSorted(uint32_t sortedIndex, const Vec3f& force);
@@ -86,7 +94,7 @@ public:
 private:
     struct Object {
         uint32_t first = 0, count = 0;
-        bool isStatic = true, valid = false, reportsForces = false;
+        bool isStatic = true, valid = false, reportsForces = false, wall = false;
         float psiScale = 1.0f;
         Mat3f rotation = Mat3f::Identity();
         Vec3f translation = Vec3f::Zero(), linearVelocity = Vec3f::Zero(), angularVelocity = Vec3f::Zero();
@@ -98,13 +106,13 @@ private:
     std::vector<Object> objects_;
     std::vector<Vec3f> bodyPoints_, positions_, velocities_, forces_;
     std::vector<float> psi_;
-    std::vector<uint8_t> tracked_;
+    std::vector<uint8_t> tracked_, wall_;
 
     bool dirty_ = true;
     NeighborGrid grid_;
     std::vector<Vec3f> sortedPositions_, sortedVelocities_;
     std::vector<float> sortedPsi_;
-    std::vector<uint8_t> sortedTracked_;
+    std::vector<uint8_t> sortedTracked_, sortedWall_;
 };
 
 /// Samples the walls of a closed box as `layers` shells of boundary particles outside `box`.

@@ -269,17 +269,21 @@ void PcisphSolver::buildNeighborLists() {
 }
 
 void PcisphSolver::buildWallLists() {
-    // Serial, in ascending i: each sample's list comes out sorted, so the extrapolated pressure is
-    // summed in a fixed order (one pass over the fluid-boundary pairs, ~1 % of a step).
-    const auto tracked = boundary_.sortedTracked();
-    const size_t nb = tracked.size(), n = state_.size();
+    // The fluid lists reversed: each wall sample's fluid neighbours. Counted and filled in parallel
+    // through per-sample atomic cursors, then each sample's list is sorted, so the extrapolated
+    // pressure is summed in a fixed order whatever the threads did.
+    const auto wall = boundary_.sortedWall();
+    const size_t nb = wall.size();
     wallBegin_.assign(nb + 1, 0);
-    for (uint32_t i = 0; i < n; ++i) {
-        const uint32_t* bnb = blocks_[i / kBlock].boundary.data() + boundaryBegin_[i];
-        for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
-            if (!tracked[bnb[q]])
-                ++wallBegin_[bnb[q] + 1];
-    }
+    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        const uint32_t* bn = blocks_[b].boundary.data();
+        for (uint32_t i = begin; i < end; ++i) {
+            const uint32_t* bnb = bn + boundaryBegin_[i];
+            for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
+                if (wall[bnb[q]])
+                    std::atomic_ref<uint32_t>(wallBegin_[bnb[q] + 1]).fetch_add(1, std::memory_order_relaxed);
+        }
+    });
     wallSamples_.clear();
     for (size_t k = 0; k < nb; ++k) {
         if (wallBegin_[k + 1] > 0)
@@ -288,13 +292,25 @@ void PcisphSolver::buildWallLists() {
     }
     wallFluid_.resize(wallBegin_[nb]);
     wallCursor_.assign(wallBegin_.begin(), wallBegin_.end() - 1);
-    for (uint32_t i = 0; i < n; ++i) {
-        const uint32_t* bnb = blocks_[i / kBlock].boundary.data() + boundaryBegin_[i];
-        for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
-            if (!tracked[bnb[q]])
-                wallFluid_[wallCursor_[bnb[q]]++] = i;
-    }
-    wallPressure_.assign(nb, 0.0f);
+    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        const uint32_t* bn = blocks_[b].boundary.data();
+        for (uint32_t i = begin; i < end; ++i) {
+            const uint32_t* bnb = bn + boundaryBegin_[i];
+            for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
+                if (wall[bnb[q]])
+                    wallFluid_[std::atomic_ref<uint32_t>(wallCursor_[bnb[q]])
+                                   .fetch_add(1, std::memory_order_relaxed)] = i;
+        }
+    });
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, wallSamples_.size(), 256), [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t s = r.begin(); s < r.end(); ++s) {
+                const uint32_t k = wallSamples_[s];
+                std::sort(wallFluid_.begin() + wallBegin_[k], wallFluid_.begin() + wallBegin_[k + 1]);
+            }
+        });
+    // Read only at wallSamples_, each written by extrapolateWallPressure before the force reads it.
+    wallPressure_.resize(nb);
 }
 
 void PcisphSolver::extrapolateWallPressure(float dt, int cur) {
@@ -614,7 +630,7 @@ void PcisphSolver::computePressureForce(float dt, int cur) {
     Vec3f* Xn = predicted_[cur ^ 1].data();
     const float* pr = pressureOverRho2_.data();
     const float* rhoPred = predictedDensity_.data();
-    const auto tracked = boundary_.sortedTracked();
+    const auto wall = boundary_.sortedWall();
     const float* pWall = wallPressure_.data();
     const bool walls = !wallSamples_.empty();
     const Vec3f g = config_.gravity;
@@ -644,13 +660,13 @@ void PcisphSolver::computePressureForce(float dt, int cur) {
                 const uint32_t* bnb = bn + boundaryBegin_[i];
                 for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
                     const uint32_t k = bnb[q];
-                    if (tracked[k] && pri <= 0.0f)
+                    if (!wall[k] && pri <= 0.0f)
                         continue;
                     const Vec3f xik = xi - (xb[k] + dt * vb[k]);
                     // Akinci 2012 eq. 10 with the wall's extrapolated pressure (see
                     // extrapolateWallPressure) or the body's mirrored one (boundaryPressureOverRho2).
-                    const float pk = tracked[k] ? boundaryPressureOverRho2(pri, rhoPred[i], g, xik)
-                                                : pri + pWall[k] * invRho2;
+                    const float pk = wall[k] ? pri + pWall[k] * invRho2
+                                             : boundaryPressureOverRho2(pri, rhoPred[i], g, xik);
                     a -= (psi[k] * pk * K.gradFactor(xik.squaredNorm())) * xik;
                 }
             }

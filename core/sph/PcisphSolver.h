@@ -14,9 +14,10 @@
 // recomputed for every new dt.
 //
 // Beyond the paper, for robustness (each explained where it is implemented):
-//  - the boundary (container walls and bodies) pushes with the fluid's pressure mirrored and
-//    continued hydrostatically into it (p_i + p_b, Adami et al. 2012), not Akinci's p_i alone, and
-//    a body receives the same term (see boundaryPressureOverRho2);
+//  - the boundary pushes with p_i + p_k, not Akinci's p_i alone: on a body p_k is the fluid's
+//    pressure mirrored and continued hydrostatically into it, and the body receives the same term
+//    (boundaryPressureOverRho2); a wall (BoundaryModel::setWall) gets the pressure extrapolated
+//    from the fluid around each sample (Adami et al. 2012; extrapolateWallPressure);
 //  - delta_i = min(delta_prototype, delta from i's own neighbours incl. boundary): one-sided
 //    neighbourhoods in wall corners would otherwise be over-corrected and oscillate;
 //  - a step whose prediction moves particles more than d0 (cached lists would be invalid),
@@ -188,9 +189,9 @@ private:
     static constexpr uint32_t kBlock = 256;
     std::vector<NeighborBlock> blocks_;
     std::vector<uint32_t> fluidBegin_, fluidCount_, boundaryBegin_, boundaryCount_;
-    // Wall samples (boundary particles whose forces are not tracked: the container's walls) that
-    // have fluid neighbours, their fluid neighbours in CSR form (wallFluid_[wallBegin_[k] ..
-    // wallBegin_[k + 1]) for sorted boundary index k, ascending i) and their extrapolated pressure.
+    // Wall samples (BoundaryModel::setWall: the container's walls) that have fluid neighbours,
+    // their fluid neighbours in CSR form (wallFluid_[wallBegin_[k] .. wallBegin_[k + 1]) for sorted
+    // boundary index k, ascending i) and their extrapolated pressure.
     std::vector<uint32_t> wallSamples_, wallBegin_, wallFluid_, wallCursor_;
     std::vector<float> wallPressure_;
 

@@ -30,7 +30,8 @@ double layerOnWall(float beta, double seconds, float reach) {
     c.containment = box.enlarged(0.5f * r);
     c.soundSpeed = 10.0f * std::sqrt(2.0f * 9.81f * 0.8f);
     PcisphSolver solver(c, boundary);
-    boundary.addObject(sampleBoxWalls(box, d0, 2), true, planarWallPsiScale(4.0f * r, d0, 2));
+    boundary.setWall(
+        boundary.addObject(sampleBoxWalls(box, d0, 2), true, planarWallPsiScale(4.0f * r, d0, 2)));
     std::vector<Vec3f> x;
     for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 15; ++j)

@@ -4,6 +4,7 @@
 #include "sph/PcisphSolver.h"
 
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 
 using namespace octo;
@@ -67,6 +68,31 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::out_of_range, b.objectRange(a));
     }
 
+    void onlyStaticSilentObjectsAreWalls() {
+        // A wall's samples get the pressure extrapolated from the fluid; a body's reaction is
+        // computed from the mirrored one, so a moving or force-reporting object cannot be a wall.
+        BoundaryModel b;
+        b.setKernel(0.04f, 1000.0f);
+        const int body = b.addObject({Vec3f(0.1f, 0, 0), Vec3f(0, 0.1f, 0)}, false);
+        const int wall = b.addObject({Vec3f(0, 0, 0), Vec3f(0.02f, 0, 0), Vec3f(0.04f, 0, 0)}, true);
+        const int kinematic = b.addObject({Vec3f(0.5f, 0, 0)}, true);
+        b.reportForces(kinematic);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, b.setWall(body));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, b.setWall(kinematic));
+        QVERIFY(!b.isWall(wall));
+        b.setWall(wall);
+        QVERIFY(b.isWall(wall) && !b.isWall(body));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, b.reportForces(wall));
+        b.removeObject(body); // the flags move with the particles
+        b.update();
+        const auto flags = b.sortedWall();
+        QCOMPARE(flags.size(), size_t(4));
+        QCOMPARE(std::count(flags.begin(), flags.end(), uint8_t(1)), 3l);
+        const auto tracked = b.sortedTracked();
+        for (size_t k = 0; k < flags.size(); ++k)
+            QVERIFY(flags[k] != tracked[k]); // the three wall samples and the kinematic one
+    }
+
     void floorCarriesTheWeightOfTheWater() {
         // Water 0.12 m deep in a 0.2 m box whose floor is a force-tracked object.
         const float r = 0.01f, d0 = 2 * r;
@@ -80,7 +106,7 @@ private slots:
         for (const Vec3f& p : sampleBoxWalls(box, d0, 2))
             (p.y() < 0.0f ? floor : walls).push_back(p);
         const float scale = planarWallPsiScale(4 * r, d0, 2);
-        boundary.addObject(walls, true, scale);
+        boundary.setWall(boundary.addObject(walls, true, scale));
         const int floorObj = boundary.addObject(floor, false, scale);
         std::vector<Vec3f> x;
         for (int i = 0; i < 10; ++i)

@@ -178,7 +178,8 @@ private slots:
             c.soundSpeed = 10.0f * std::sqrt(2.0f * 9.81f * layers * d0);
             c.domain = box;
             PcisphSolver solver(c, boundary);
-            boundary.addObject(sampleBoxWalls(box, d0, 2), true, planarWallPsiScale(4.0f * r, d0, 2));
+            boundary.setWall(
+                boundary.addObject(sampleBoxWalls(box, d0, 2), true, planarWallPsiScale(4.0f * r, d0, 2)));
             std::vector<Vec3f> x;
             for (int i = 0; i < n; ++i)
                 for (int j = 0; j < layers; ++j)
