@@ -19,9 +19,13 @@
 //
 // Weights a_ij = V0 W_ij min(kappa_i, kappa_j), V0 = m / rho0, kappa_i = s_i min(1, c / sigma_i) with
 // sigma_i = sum_j V0 W_ij and c = 0.7 (a particle inside the fluid at rest has sigma ~ 0.68 and keeps
-// its weights). s_i ramps from 0 at rho_i = 0.9 rho0 to 1 at 0.98 rho0: free-surface particles and
-// spray are left alone, because surface tension moves them at the particle scale (with them
-// filtered, a cube of water in zero gravity did not round into a drop). The weights are symmetric,
+// its weights). s_i ramps from 0 at rho_i = 0.7 rho0 to 1 at 0.85 rho0: spray, sheet edges and
+// drops' rims are left alone, where surface tension moves particles at the particle scale. The
+// layer under a flat free surface (0.86-0.88 rho0 from its one-sided kernel) is filtered: with the
+// ramp at 0.9-0.98 it was not, and at r = 12 mm the particles where the surface meets a wall kept
+// bobbing at 0.04-0.07 m/s for as long as a resting column was run (now 0.03-0.045 m/s; a zero-g
+// cube with tension still rounds into a drop, Martin & Moyce's front moves < 0.005 in RMS(Z);
+// docs/BENCHMARKS.md, session 2026-12-04 07:03). The weights are symmetric,
 // so momentum is conserved, and every row sums to at most c, so L's eigenvalues lie in [-2c, 0]
 // (Gershgorin): for eps <= 1 / (2 c^2) ~ 1.02 the filter is stable and never raises the kinetic
 // energy, however compressed the particles are. Three passes over the fluid neighbours (sigma,
@@ -50,7 +54,7 @@ public:
 
     /// Relative density below which a particle counts as free surface and is left alone, and from
     /// which on it is filtered fully (linear in between).
-    static constexpr float kSurfaceDensity = 0.9f, kInsideDensity = 0.98f;
+    static constexpr float kSurfaceDensity = 0.7f, kInsideDensity = 0.85f;
 
     /// Filters `velocities` in place and returns the largest filtered speed (0 when off: nothing
     /// changed). neighbours(i) gives particle i's fluid neighbours (j != i, symmetric lists, pairs

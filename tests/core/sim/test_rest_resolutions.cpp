@@ -1,20 +1,21 @@
 // Issue 9: water at rest does not erupt at any resolution. The tank's 0.35 m deep water at
 // r = 12, 8.5, 6.25 and 4.5 mm (a column a whole number of spacings wide, narrower at the finer
-// radii to keep the particle count small), and a pool into which a floating box is set: no
-// blow-up flag, the mechanical energy after 0.5 s below the initial one, the mean level within r
-// of where it started and the max speed after 0.5 s below the issue's 0.05 m/s at 8.5 mm and
-// finer. Two defaults get it there: the velocity filter (0.8) damps the simple cubic start
-// lattice's rearrangement under the hydrostatic pressure (docs/validation/lattice_stability.py),
-// and the walls' pressure extrapolated from the fluid (Adami 2012) stops the circulation that the
-// free-surface particles beside the walls drove. At 12 mm a surface wave from the walls' top
-// corners remains (0.051 m/s at 0.5 s; docs/BENCHMARKS.md).
+// radii to keep the particle count small), and pools with a floating box: no blow-up flag, the
+// mechanical energy after 0.5 s below the initial one, the mean level within r of where it
+// started, the max speed at 0.5 s below the issue's 0.05 m/s and its median over the frames of the
+// next 0.5 s too. Two defaults get it there: the velocity filter (0.8) damps the simple cubic start
+// lattice's rearrangement under the hydrostatic pressure (docs/validation/lattice_stability.py) up
+// to the layer under the free surface, and the walls' pressure extrapolated from the fluid (Adami
+// 2012) stops the circulation that the free-surface particles beside the walls drove.
 #include "scene/Scene.h"
 #include "scene/SceneBodies.h"
 #include "sim/Simulation.h"
 #include "sph/PcisphSolver.h"
 
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 using namespace octo;
 
@@ -23,6 +24,7 @@ namespace {
 struct RestResult {
     size_t particles = 0;
     double maxSpeed = 0.0, peakSpeed = 0.0, surfaceShift = 0.0, energyStart = 0.0, energyEnd = 0.0;
+    double laterMedian = 0.0, laterMax = 0.0; // of the frames' max speed after 0.5 s (see settle)
     bool blowUp = false;
 };
 
@@ -43,19 +45,30 @@ double fluidEnergy(Simulation& sim) {
     return e * sim.solver().mass();
 }
 
+/// Runs to 0.5 s (the issue's snapshot: maxSpeed, level, energy), then on to `seconds`: the max
+/// speed at a single instant is one particle's, so the frames after 0.5 s give its median too.
 RestResult settle(Simulation& sim, double seconds) {
     RestResult res;
     res.particles = sim.fluidParticleCount();
     const double level0 = surfaceLevel(sim.solver().state());
     res.energyStart = fluidEnergy(sim);
-    while (sim.time() < seconds - 1e-9) {
+    std::vector<double> later;
+    const int snapshot = 30, frames = int(std::lround(seconds * 60.0)); // 0.5 s at 60 frames/s
+    for (int frame = 1; frame <= frames; ++frame) {
         sim.advanceFrame(1.0 / 60.0);
         res.peakSpeed = std::max(res.peakSpeed, sim.lastFrame().maxSpeed);
         res.blowUp = res.blowUp || sim.lastFrame().blowUp;
+        if (frame == snapshot) {
+            res.maxSpeed = sim.lastFrame().maxSpeed;
+            res.surfaceShift = surfaceLevel(sim.solver().state()) - level0;
+            res.energyEnd = fluidEnergy(sim);
+        }
+        if (frame >= snapshot)
+            later.push_back(sim.lastFrame().maxSpeed);
     }
-    res.maxSpeed = sim.lastFrame().maxSpeed;
-    res.surfaceShift = surfaceLevel(sim.solver().state()) - level0;
-    res.energyEnd = fluidEnergy(sim);
+    std::sort(later.begin(), later.end());
+    res.laterMedian = later.empty() ? 0.0 : later[later.size() / 2];
+    res.laterMax = later.empty() ? 0.0 : later.back();
     return res;
 }
 
@@ -88,39 +101,50 @@ private slots:
         QFETCH(float, radius);
         QFETCH(float, width);
         Simulation sim(column(radius, width, 0.35f), {"surfaceEnabled=false"});
-        const RestResult res = settle(sim, 0.5);
-        qInfo("r = %.4f m, %zu particles: max speed %.4f m/s at 0.5 s (peak %.4f), level moved %.4f m, "
-              "energy %.3f -> %.3f J, blowUp %d",
-              radius, res.particles, res.maxSpeed, res.peakSpeed, res.surfaceShift, res.energyStart,
-              res.energyEnd, int(res.blowUp));
+        const RestResult res = settle(sim, 1.0);
+        qInfo("r = %.4f m, %zu particles: max speed %.4f m/s at 0.5 s (peak %.4f; 0.5-1 s: median %.4f, "
+              "max %.4f), level moved %.4f m, energy %.3f -> %.3f J, blowUp %d",
+              radius, res.particles, res.maxSpeed, res.peakSpeed, res.laterMedian, res.laterMax,
+              res.surfaceShift, res.energyStart, res.energyEnd, int(res.blowUp));
         QCOMPARE(sim.nonFiniteCount(), size_t(0));
         QCOMPARE(sim.escapedCount(), size_t(0));
         QVERIFY(!res.blowUp);
         QVERIFY(res.energyEnd < res.energyStart); // settling only loses energy
         // Before the fixes the 6.25 mm tank erupted (6.2 m/s, the surface 0.22 m higher), the
         // 0.15 m tank at 4.25 mm reached 4.2 m/s; with the mirrored wall pressure and no filter the
-        // columns moved at 0.10-0.18 m/s at 0.5 s. Measured now: 0.051 / 0.037 / 0.031 / 0.030 /
-        // 0.017 m/s (12 mm ... 4.25 mm), peaks 0.19-0.30 m/s in the first frames.
+        // columns moved at 0.10-0.18 m/s at 0.5 s. Measured now: 0.037 / 0.045 / 0.031 / 0.031 /
+        // 0.017 m/s at 0.5 s (12 mm ... 4.25 mm), peaks 0.19-0.30 m/s in the first frames.
         QVERIFY2(res.peakSpeed < 0.7, qPrintable(QString("peak speed %1 m/s").arg(res.peakSpeed)));
-        const double bound = radius > 0.01f ? 0.07 : 0.05; // 12 mm: the wall's surface wave
-        QVERIFY2(res.maxSpeed < bound, qPrintable(QString("max speed %1 m/s").arg(res.maxSpeed)));
+        QVERIFY2(res.maxSpeed < 0.05, qPrintable(QString("max speed %1 m/s at 0.5 s").arg(res.maxSpeed)));
+        // And it stays quiet: single frames still reach 0.05-0.07 m/s (a particle where the surface
+        // meets a wall, or a column of the start lattice slipping by one spacing), not the median.
+        QVERIFY2(res.laterMedian < 0.05,
+                 qPrintable(QString("median max speed after 0.5 s %1 m/s").arg(res.laterMedian)));
+        QVERIFY2(res.laterMax < 0.1, qPrintable(QString("max speed after 0.5 s %1 m/s").arg(res.laterMax)));
         // Measured: the level settles 3.0-3.7 mm at every radius (it was 8-11 mm with Akinci's
         // one-sided wall pressure), i.e. within r down to r = 4.25 mm.
         QVERIFY2(std::abs(res.surfaceShift) < radius,
                  qPrintable(QString("level moved %1 m").arg(res.surfaceShift)));
     }
 
-    /// A 0.2 m deep pool at r = 8 mm with a 0.12 m box of 0.5 rho0 centred at height y.
-    static SceneDescription poolWithLightBox(float y) {
+    /// A 0.2 m deep pool at r = 8 mm with a 0.12 m box of the given density centred at height y.
+    static SceneDescription poolWithBox(float y, float relativeDensity = 0.5f) {
         SceneDescription scene = column(0.008f, 0.4f, 0.2f);
-        scene.bodiesJson = R"([{"shape": "box", "size": 0.12, "relativeDensity": 0.5, "position": [0.2, )" +
-                           std::to_string(y) + R"(, 0.2]}])";
+        scene.bodiesJson = R"([{"shape": "box", "size": 0.12, "relativeDensity": )" +
+                           std::to_string(relativeDensity) + R"(, "position": [0.2, )" + std::to_string(y) +
+                           R"(, 0.2]}])";
         return scene;
+    }
+
+    /// Angle (degrees) between the body's frame and the world's.
+    static double tiltDegrees(const Simulation& sim, int id) {
+        const Quatf q = sim.rigidBodies().body(id)->orientation();
+        return 2.0 * std::acos(std::min(1.0, double(std::abs(q.w())))) * 180.0 / 3.14159265358979;
     }
 
     void poolWithFloatingBox() {
         // A 0.5 rho0 box set 2 mm above a 0.2 m deep pool: it sinks in and bobs.
-        Simulation sim(poolWithLightBox(0.262f), {"surfaceEnabled=false"});
+        Simulation sim(poolWithBox(0.262f), {"surfaceEnabled=false"});
         const RestResult res = settle(sim, 0.5);
         const float y = sim.bodyStats()[0].position.y();
         const double vBody = sim.bodyStats()[0].velocity.norm();
@@ -135,13 +159,35 @@ private slots:
         QVERIFY(vBody < 0.5);
     }
 
+    void restingPoolWithAStableFloatingBox() {
+        // The issue's resting pool with a floating body. A cube floats face down only if its
+        // density is below 0.21 or above 0.79 rho0 (metacentric height a/(12 s) - a (1 - s)/2 > 0
+        // at draft s a); this one (0.85 rho0) starts at its draft and stays upright. Measured:
+        // 0.048 m/s at 0.5 s, median 0.03 m/s over 0.5-1 s (the box settles ~11 mm with the level).
+        Simulation sim(poolWithBox(0.158f, 0.85f), {"surfaceEnabled=false"});
+        const RestResult res = settle(sim, 1.0);
+        const BodyStats b = sim.bodyStats()[0];
+        const double tilt = tiltDegrees(sim, b.id);
+        qInfo(
+            "stable floating box: max speed %.4f m/s at 0.5 s (0.5-1 s: median %.4f, max %.4f), box y %.4f, "
+            "vy %.4f m/s, tilt %.2f deg",
+            res.maxSpeed, res.laterMedian, res.laterMax, b.position.y(), b.velocity.y(), tilt);
+        QVERIFY(!res.blowUp);
+        QVERIFY2(res.maxSpeed < 0.07, qPrintable(QString("max speed %1 m/s at 0.5 s").arg(res.maxSpeed)));
+        QVERIFY2(res.laterMedian < 0.05,
+                 qPrintable(QString("median max speed after 0.5 s %1 m/s").arg(res.laterMedian)));
+        QVERIFY(std::abs(b.velocity.y()) < 0.03f);
+        QVERIFY(std::abs(b.position.y() - 0.158f) < 0.02f);
+        QVERIFY2(tilt < 5.0, qPrintable(QString("tilt %1 deg").arg(tilt)));
+    }
+
     void halfSubmergedBoxStartsCalm() {
         // A 0.5 rho0 box placed with its centre on the pool's surface. With the fluid culled only
         // to 0.75 d0 from the body samples the first step started at a few % density error, its
         // restarts drove dt to timeStepMin and the 1/dt^2 pressure threw fluid and box out:
         // frame 1 had 711 steps, max speed 2535 m/s, blowUp (the box at 4.9 m/s). Culled to d0:
         // 0.47 m/s, 24 steps.
-        Simulation sim(poolWithLightBox(0.2f), {"surfaceEnabled=false"});
+        Simulation sim(poolWithBox(0.2f), {"surfaceEnabled=false"});
         double peak = 0.0;
         bool blowUp = false;
         while (sim.time() < 0.1 - 1e-9) {
@@ -157,21 +203,20 @@ private slots:
         QVERIFY(std::abs(b.velocity.y()) < 0.5f);
         QVERIFY(b.position.y() > 0.15f && b.position.y() < 0.22f);
 
-        // The issue's resting pool with a floating body: at 0.5 s the water is quiet. The box bobs
-        // slowly (its start is 50 % submerged, the model's balance 44-45 %, and the level settles
-        // 3.5 mm): measured 0.049 m/s in the water, the box 0.016 m/s and 13 mm lower.
-        while (sim.time() < 0.5 - 1e-9) {
+        // Then it rolls over, as a cube of 0.5 rho0 must: face down its metacentre lies below its
+        // centre of mass (a/(12 s) < a (1 - s)/2 at s = 0.5). Measured: tilted 3.6 deg at 0.5 s, 20
+        // at 1 s, 48 at 1.5 s (restingPoolWithAStableFloatingBox's 0.85 rho0 cube stays upright).
+        while (sim.time() < 1.5 - 1e-9) {
             sim.advanceFrame(1.0 / 60.0);
             blowUp = blowUp || sim.lastFrame().blowUp;
         }
-        const BodyStats b5 = sim.bodyStats()[0];
-        qInfo("half-submerged box at 0.5 s: max fluid speed %.4f m/s, box y %.4f m, vy %.4f m/s",
-              sim.lastFrame().maxSpeed, b5.position.y(), b5.velocity.y());
+        const double tilt = tiltDegrees(sim, b.id);
+        const BodyStats b15 = sim.bodyStats()[0];
+        qInfo("half-submerged box at 1.5 s: tilt %.1f deg, y %.4f m, max fluid speed %.4f m/s", tilt,
+              b15.position.y(), sim.lastFrame().maxSpeed);
         QVERIFY(!blowUp);
-        QVERIFY2(sim.lastFrame().maxSpeed < 0.07,
-                 qPrintable(QString("max speed %1").arg(sim.lastFrame().maxSpeed)));
-        QVERIFY(std::abs(b5.velocity.y()) < 0.05f);
-        QVERIFY(std::abs(b5.position.y() - 0.2f) < 0.02f);
+        QVERIFY2(tilt > 15.0, qPrintable(QString("tilt %1 deg").arg(tilt)));
+        QVERIFY(b15.position.y() > 0.15f && b15.position.y() < 0.22f); // still floating
     }
 };
 

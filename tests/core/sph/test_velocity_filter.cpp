@@ -114,15 +114,15 @@ private slots:
     }
 
     void freeSurfaceLeftAlone() {
-        // Surface tension moves surface particles at the particle scale: a particle below 0.9 rho0
-        // keeps its velocity, and its neighbours do not feel it.
+        // Surface tension moves spray and the rims of drops and sheets at the particle scale: a
+        // particle below 0.7 rho0 keeps its velocity, and its neighbours do not feel it.
         Cloud c = lattice(11);
         c.relativeDensity.assign(c.x.size(), 1.0f);
         for (size_t i = 0; i < c.x.size(); ++i) {
             const bool top = std::lround(c.x[i].y() / kD0) == 10;
             c.v[i] = top ? Vec3f(0.2f * float((i % 2) * 2) - 0.2f, 0.0f, 0.0f) : Vec3f::Zero();
             if (top)
-                c.relativeDensity[i] = 0.85f;
+                c.relativeDensity[i] = 0.65f;
         }
         const std::vector<Vec3f> before = c.v;
         c.filter(0.8f);
@@ -130,6 +130,29 @@ private slots:
         for (size_t i = 0; i < c.x.size(); ++i)
             changed = std::max(changed, (c.v[i] - before[i]).norm());
         QCOMPARE(changed, 0.0f);
+    }
+
+    void flatSurfaceLayerFiltered() {
+        // The layer under a flat free surface has 0.86-0.88 rho0 (its kernel is cut by the
+        // surface). Its particle-scale noise is filtered: left alone, the particles where a
+        // resting column's surface meets a wall kept bobbing at 0.04-0.07 m/s (r = 12 mm).
+        Cloud c = lattice(11);
+        c.relativeDensity.assign(c.x.size(), 1.0f);
+        double before = 0.0;
+        for (size_t i = 0; i < c.x.size(); ++i) {
+            if (std::lround(c.x[i].y() / kD0) != 10)
+                continue;
+            c.relativeDensity[i] = 0.87f;
+            c.v[i] = Vec3f(i % 2 ? 0.1f : -0.1f, 0.0f, 0.0f);
+            before += c.v[i].norm();
+        }
+        c.filter(0.8f);
+        double after = 0.0;
+        for (size_t i = 0; i < c.x.size(); ++i)
+            if (std::lround(c.x[i].y() / kD0) == 10)
+                after += c.v[i].norm();
+        qInfo("surface layer's zig-zag after one filter: %.3f of before", after / before);
+        QVERIFY(after < 0.7 * before);
     }
 
     void momentumKeptEnergyNeverGained_data() {
