@@ -274,15 +274,20 @@ void PcisphSolver::buildWallLists() {
     // pressure is summed in a fixed order whatever the threads did.
     const auto wall = boundary_.sortedWall();
     const size_t nb = wall.size();
+    auto forEachWallPair = [&](auto&& visit) { // (fluid particle i, wall sample k), in parallel
+        forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+            const uint32_t* bn = blocks_[b].boundary.data();
+            for (uint32_t i = begin; i < end; ++i) {
+                const uint32_t* bnb = bn + boundaryBegin_[i];
+                for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
+                    if (wall[bnb[q]])
+                        visit(i, bnb[q]);
+            }
+        });
+    };
     wallBegin_.assign(nb + 1, 0);
-    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
-        const uint32_t* bn = blocks_[b].boundary.data();
-        for (uint32_t i = begin; i < end; ++i) {
-            const uint32_t* bnb = bn + boundaryBegin_[i];
-            for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
-                if (wall[bnb[q]])
-                    std::atomic_ref<uint32_t>(wallBegin_[bnb[q] + 1]).fetch_add(1, std::memory_order_relaxed);
-        }
+    forEachWallPair([&](uint32_t, uint32_t k) {
+        std::atomic_ref<uint32_t>(wallBegin_[k + 1]).fetch_add(1, std::memory_order_relaxed);
     });
     wallSamples_.clear();
     for (size_t k = 0; k < nb; ++k) {
@@ -292,15 +297,8 @@ void PcisphSolver::buildWallLists() {
     }
     wallFluid_.resize(wallBegin_[nb]);
     wallCursor_.assign(wallBegin_.begin(), wallBegin_.end() - 1);
-    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
-        const uint32_t* bn = blocks_[b].boundary.data();
-        for (uint32_t i = begin; i < end; ++i) {
-            const uint32_t* bnb = bn + boundaryBegin_[i];
-            for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
-                if (wall[bnb[q]])
-                    wallFluid_[std::atomic_ref<uint32_t>(wallCursor_[bnb[q]])
-                                   .fetch_add(1, std::memory_order_relaxed)] = i;
-        }
+    forEachWallPair([&](uint32_t i, uint32_t k) {
+        wallFluid_[std::atomic_ref<uint32_t>(wallCursor_[k]).fetch_add(1, std::memory_order_relaxed)] = i;
     });
     tbb::parallel_for(
         tbb::blocked_range<size_t>(0, wallSamples_.size(), 256), [&](const tbb::blocked_range<size_t>& r) {
