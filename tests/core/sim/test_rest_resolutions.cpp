@@ -163,7 +163,7 @@ private slots:
         // The resting pool with a floating body. A cube floats face down only if its
         // density is below 0.21 or above 0.79 rho0 (metacentric height a/(12 s) - a (1 - s)/2 > 0
         // at draft s a); this one (0.85 rho0) starts at its draft and stays upright. Measured:
-        // 0.048 m/s at 0.5 s, median 0.03 m/s over 0.5-1 s (the box settles ~11 mm with the level).
+        // 0.047 m/s at 0.5 s, median 0.037 m/s over 0.5-1 s; the box settles 11 mm, the level 3.5.
         Simulation sim(poolWithBox(0.158f, 0.85f), {"surfaceEnabled=false"});
         const RestResult res = settle(sim, 1.0);
         const BodyStats b = sim.bodyStats()[0];
