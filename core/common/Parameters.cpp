@@ -68,9 +68,8 @@ std::vector<ParameterInfo> makeTable() {
         real("velocityFilter", "Solver", "Velocity filter eps4", "1", 0.0, 1.0, 0.8, false,
              "Bi-Laplacian XSPH filter v -= eps L(L(v)) once per step inside the fluid: damps the "
              "particle-scale velocity noise of the start lattice's rearrangement (a resting tank 3-5x "
-             "quieter), leaves resolved flow, spray and the rims of drops alone; dissipative only; costs "
-             "6-13 % "
-             "of a step; 0 = off."),
+             "quieter), leaves resolved flow, spray and the rims of drops alone; dissipative only; "
+             "costs 6-13 % of a step; 0 = off."),
         real("boundaryFriction", "Boundary", "Boundary viscosity sigma", "1", 0.0, 1.0, 0.05, false,
              "Akinci 2012 boundary viscosity sigma (eq. 11, nu_b = sigma h c / (2 rho_i)): friction of the "
              "fluid "

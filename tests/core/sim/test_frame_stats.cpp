@@ -258,19 +258,16 @@ private slots:
         // The spray: the highest particle, sent up (a particle inside the pool would hit its
         // neighbours at 25 m/s, and that collision's energy error is the energy check's business).
         auto& state = sim.solver().state();
-        const size_t top =
-            size_t(std::max_element(state.positions.begin(), state.positions.end(),
-                                    [](const Vec3f& a, const Vec3f& b) { return a.y() < b.y(); }) -
-                   state.positions.begin());
-        state.velocities[top] = Vec3f(0.0f, 25.0f, 0.0f);
+        const auto highest = [&] {
+            return size_t(std::max_element(state.positions.begin(), state.positions.end(),
+                                           [](const Vec3f& a, const Vec3f& b) { return a.y() < b.y(); }) -
+                          state.positions.begin());
+        };
+        state.velocities[highest()] = Vec3f(0.0f, 25.0f, 0.0f);
         sim.step();
         QVERIFY2(!sim.lastStep().blowUp, sim.blowUpMessage().c_str());
         qInfo("a 25 m/s particle after the stop: energy growth %.3f J", sim.lastStep().energyGrowth);
-        const size_t top2 =
-            size_t(std::max_element(state.positions.begin(), state.positions.end(),
-                                    [](const Vec3f& a, const Vec3f& b) { return a.y() < b.y(); }) -
-                   state.positions.begin());
-        state.velocities[top2] = Vec3f(0.0f, 60.0f, 0.0f);
+        state.velocities[highest()] = Vec3f(0.0f, 60.0f, 0.0f);
         sim.step();
         qInfo("%s", sim.blowUpMessage().c_str());
         QVERIFY(sim.lastStep().blowUp);

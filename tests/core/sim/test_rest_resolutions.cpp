@@ -15,6 +15,7 @@
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <vector>
 
 using namespace octo;
@@ -139,7 +140,7 @@ private slots:
     /// Angle (degrees) between the body's frame and the world's.
     static double tiltDegrees(const Simulation& sim, int id) {
         const Quatf q = sim.rigidBodies().body(id)->orientation();
-        return 2.0 * std::acos(std::min(1.0, double(std::abs(q.w())))) * 180.0 / 3.14159265358979;
+        return 2.0 * std::acos(std::min(1.0, double(std::abs(q.w())))) * 180.0 / std::numbers::pi;
     }
 
     void poolWithFloatingBox() {
