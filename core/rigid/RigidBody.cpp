@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 namespace octo {
 
@@ -246,26 +247,39 @@ void RigidBody::setKinematicPath(KinematicPath path, double t) {
     followPath(t);
 }
 
-void RigidBody::followPath(double t) {
-    if (!kinematic_ || !path_)
-        return;
-    const Pose p = path_(t);
-    // Velocities by central differences over 1 ms (exact for piecewise-linear paths away from
-    // the waypoints).
-    const double eps = 1e-3;
-    const Pose a = path_(t - eps), b = path_(t + eps);
-    x_ = p.position;
-    q_ = p.orientation.normalized();
-    R_ = q_.toRotationMatrix();
-    v_ = ((b.position.cast<double>() - a.position.cast<double>()) / (2.0 * eps)).cast<float>();
+namespace {
+/// Linear and angular velocity (world) that carry pose a to pose b in time dt.
+std::pair<Vec3f, Vec3f> velocityBetween(const Pose& a, const Pose& b, double dt) {
+    const Vec3f v = ((b.position.cast<double>() - a.position.cast<double>()) / dt).cast<float>();
     Quatf dq = b.orientation * a.orientation.conjugate();
     if (dq.w() < 0.0f)
         dq.coeffs() = -dq.coeffs();
     const Eigen::AngleAxisf aa(dq.normalized());
-    omega_ = aa.axis() * float(double(aa.angle()) / (2.0 * eps));
-    if (!omega_.allFinite())
-        omega_.setZero();
+    Vec3f omega = aa.axis() * float(double(aa.angle()) / dt);
+    if (!omega.allFinite())
+        omega.setZero();
+    return {v, omega};
+}
+} // namespace
+
+void RigidBody::followPath(double t) {
+    if (!kinematic_ || !path_)
+        return;
+    const Pose p = path_(t);
+    x_ = p.position;
+    q_ = p.orientation.normalized();
+    R_ = q_.toRotationMatrix();
+    // Velocities by central differences over 1 ms (exact for piecewise-linear paths away from
+    // the waypoints).
+    const double eps = 1e-3;
+    std::tie(v_, omega_) = velocityBetween(path_(t - eps), path_(t + eps), 2.0 * eps);
     L_ = worldInertia() * omega_;
+}
+
+std::pair<Vec3f, Vec3f> RigidBody::meanPathVelocity(double t, double dt) const {
+    if (!kinematic_ || !path_ || !(dt > 0.0))
+        return {v_, omega_};
+    return velocityBetween(path_(t), path_(t + dt), dt);
 }
 
 void RigidBody::applyForce(float dt, const Vec3f& force, const Vec3f& torque) {

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace octo {
@@ -141,6 +142,10 @@ public:
     }
     /// Kinematic: sets pose and velocities (central differences of the path) for time t.
     void followPath(double t);
+    /// Kinematic: the mean linear and angular velocity (world) of the path over [t, t + dt], the
+    /// motion the fluid sees in a step of length dt (an accelerating body moves farther than its
+    /// velocity at t says). Other bodies: their velocities now.
+    std::pair<Vec3f, Vec3f> meanPathVelocity(double t, double dt) const;
 
     /// One symplectic Euler step with world force F (N, at the centre of mass) and torque τ (N m,
     /// about the centre of mass). No effect on kinematic bodies.

@@ -36,8 +36,12 @@ public:
 
     /// Adds/removes boundary objects so there is exactly one per body. Cheap when nothing changed.
     void syncTopology();
-    /// Places every body's boundary object at the body's pose with its velocities.
-    void pushTransforms();
+    /// Places every body's boundary object at the body's pose with its velocities; a kinematic
+    /// body's with its path's mean velocities over the next stepAhead seconds (when > 0).
+    void pushTransforms(float stepAhead = 0.0f);
+    /// Kinematic bodies' objects take their path's mean velocities over the next dt seconds at
+    /// their current pose (PcisphSolver::setBoundaryMotion: a restarted, shorter step).
+    void pushKinematicVelocities(float dt);
     /// Fluid loads of the last solver step, one per body (sums in double).
     std::vector<BodyLoad> loads() const;
     /// Loads of the last step, then RigidBodySystem::step(dt, loads), then pushTransforms().
@@ -45,7 +49,8 @@ public:
     /// The loads advanceBodies applied (kinematic bodies' included: they ignore them).
     const std::vector<BodyLoad>& lastLoads() const { return lastLoads_; }
     /// Work (J) the kinematic bodies did on the fluid in the step advanceBodies closed:
-    /// -(F . v + T . omega) dt with the fluid's load F, T and the step's velocities.
+    /// -(F . dx + T . dtheta) with the fluid's load F, T and the body's displacement dx, rotation
+    /// dtheta over the step.
     double lastKinematicWork() const { return lastKinematicWork_; }
     /// Largest speed of any body's boundary sample, |v| + |omega| * boundingRadius (m/s).
     float maxBodySpeed() const;

@@ -232,6 +232,7 @@ struct Simulation::Impl {
 
         boundary.clear();
         solver = std::make_unique<PcisphSolver>(solverConfig(), boundary);
+        solver->setBoundaryMotion([this](float dt) { bodies.coupling().pushKinematicVelocities(dt); });
         const int layers = params.geti("boundaryLayers");
         walls = boundary.addObject(sampleBoxWalls(scene.container, 2.0f * r, layers), true,
                                    planarWallPsiScale(4.0f * r, 2.0f * r, layers));

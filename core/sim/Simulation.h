@@ -156,17 +156,15 @@ public:
     /// Blow-up checks (StepStats::blowUp). Energy: E = kinetic + gravitational potential energy of
     /// the fluid and the dynamic bodies + the potential energy of cohesion and adhesion - the work
     /// done since the reset by the forces without a potential (the tension's curvature term,
-    /// vorticity confinement) and by moving kinematic bodies (-(F.v + T.omega) dt from the fluid's
-    /// load) may only fall, apart from numerical noise, while nothing drives the system. A step
-    /// flags a blow-up when E exceeds its minimum since the last reset or the last driven step (a
-    /// drag or a stir, which may add energy) by more than 1 % of M |g| H (M fluid mass, H container
-    /// height) + 5 % of |U| (U the attraction's potential energy); StepStats::energyGrowth is the
-    /// excess.
-    /// Speed: also while driven, a fluid particle faster than 5 (sqrt(2 |g| H) + v_sources) + 1 m/s
-    /// (v_sources: the fastest body point since the reset, the speed sqrt(2 |U| / M) the
-    /// attraction could give, the initial fluid speed or the fastest fluid particle right after a
-    /// stir) flags one. Non-empty (a one-line message) after such a step;
-    /// cleared by reset().
+    /// vorticity confinement) and by moving kinematic bodies (-(F.dx + T.dtheta) per step from the
+    /// fluid's load and the body's displacement dx, rotation dtheta) may only fall, apart from numerical
+    /// noise, while nothing drives the system. A step flags a blow-up when E exceeds its minimum since the
+    /// last reset or the last driven step (a drag or a stir, which may add energy) by more than 1 % of M |g|
+    /// H (M fluid mass, H container height) + 5 % of |U| (U the attraction's potential energy);
+    /// StepStats::energyGrowth is the excess. Speed: also while driven, a fluid particle faster than 5
+    /// (sqrt(2 |g| H) + v_sources) + 1 m/s (v_sources: the fastest body point since the reset, the speed
+    /// sqrt(2 |U| / M) the attraction could give, the initial fluid speed or the fastest fluid particle right
+    /// after a stir) flags one. Non-empty (a one-line message) after such a step; cleared by reset().
     const std::string& blowUpMessage() const;
     /// The solver and the boundary model (walls = object 0), e.g. for rigid-body coupling.
     PcisphSolver& solver();

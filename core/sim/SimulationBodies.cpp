@@ -169,7 +169,8 @@ void SimulationBodies::sync() {
 }
 
 void SimulationBodies::beforeStep(FluidState& fluid, float dt) {
-    sync();
+    coupling_.syncTopology();
+    coupling_.pushTransforms(dt);
     if (stirs_.empty())
         return;
     const std::vector<Stir> stirs = std::move(stirs_);

@@ -99,6 +99,7 @@ public:
     RigidBodySystem& system() { return system_; }
     const RigidBodySystem& system() const { return system_; }
     const RigidCoupling& coupling() const { return coupling_; }
+    RigidCoupling& coupling() { return coupling_; }
     std::vector<BodySnapshot> snapshot() const;
     std::vector<BodyStats> stats(const FluidState& fluid) const;
     /// The description a body was made from (nullptr when unknown).

@@ -118,6 +118,17 @@ void BoundaryModel::setObjectTransform(int object, const Mat3f& rotation, const 
     dirty_ = true;
 }
 
+void BoundaryModel::setObjectVelocity(int object, const Vec3f& linearVelocity, const Vec3f& angularVelocity) {
+    checked(object);
+    Object& o = objects_[size_t(object)];
+    o.linearVelocity = linearVelocity;
+    o.angularVelocity = angularVelocity;
+    for (uint32_t k = o.first; k < o.first + o.count; ++k)
+        velocities_[k] = linearVelocity + angularVelocity.cross(o.rotation * bodyPoints_[k]);
+    if (!dirty_)
+        grid_.gather(std::span<const Vec3f>(velocities_), sortedVelocities_);
+}
+
 Vec3f BoundaryModel::objectForce(int object) const {
     const Object& o = checked(object);
     Vec3f f = Vec3f::Zero();

@@ -49,6 +49,9 @@ public:
     void setObjectTransform(int object, const Mat3f& rotation, const Vec3f& translation,
                             const Vec3f& linearVelocity = Vec3f::Zero(),
                             const Vec3f& angularVelocity = Vec3f::Zero());
+    /// Gives an object new velocities at its current pose, v = linVel + angVel x (x - t), without
+    /// rebuilding the sample grid (the sorted order, and so the solver's neighbour lists, stay).
+    void setObjectVelocity(int object, const Vec3f& linearVelocity, const Vec3f& angularVelocity);
 
     bool isValid(int object) const;
     bool isStatic(int object) const;

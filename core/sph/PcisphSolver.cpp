@@ -792,6 +792,8 @@ const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
         // computeNonPressure adds the friction reactions: a restarted step must not add them twice.
         if (track && attempt > 0)
             boundary_.clearForces();
+        if (attempt > 0 && boundaryMotion_)
+            boundaryMotion_(dt);
         computeNonPressure(dt);
         res.msNonPressure += msSince(t1);
         cur = 0;

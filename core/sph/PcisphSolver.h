@@ -39,6 +39,7 @@
 #include "sph/SurfaceTension_Akinci2013.h"
 #include "sph/VelocityFilter.h"
 
+#include <functional>
 #include <limits>
 #include <span>
 #include <vector>
@@ -102,6 +103,12 @@ public:
     FluidState& state() { return state_; }
     size_t particleCount() const { return state_.size(); }
     BoundaryModel& boundary() { return boundary_; }
+
+    /// Called with a restarted attempt's dt before it runs, so that moving boundary objects can
+    /// take the velocities that carry them over that shorter step (the solver predicts boundary
+    /// samples at x + dt v). Without it a kinematic body's mean velocity over the planned step
+    /// pushed the fluid farther than the body then moved.
+    void setBoundaryMotion(std::function<void(float dt)> motion) { boundaryMotion_ = std::move(motion); }
 
     float mass() const { return mass_; }
     float supportRadius() const { return h_; }
@@ -171,6 +178,7 @@ private:
     std::vector<float> deltaScale_; // min(1, delta_i / delta_prototype), see computeNonPressure
     SurfaceTension_Akinci2013 tension_;
     VelocityFilter velocityFilter_;
+    std::function<void(float)> boundaryMotion_;
     // What the pair terms of surface tension and vorticity confinement read from the neighbours,
     // the colour-field normal n_j and |omega_j|, comes from the previous step's non-pressure pass
     // (which computes them for free alongside its other sums; "Prev" is read, "Next" written,
