@@ -251,16 +251,18 @@ namespace {
 /// Linear and angular velocity (world) that carry pose a to pose b in time dt.
 std::pair<Vec3f, Vec3f> velocityBetween(const Pose& a, const Pose& b, double dt) {
     const Vec3f v = ((b.position.cast<double>() - a.position.cast<double>()) / dt).cast<float>();
-    Quatf dq = b.orientation * a.orientation.conjugate();
-    if (dq.w() < 0.0f)
-        dq.coeffs() = -dq.coeffs();
-    const Eigen::AngleAxisf aa(dq.normalized());
-    Vec3f omega = aa.axis() * float(double(aa.angle()) / dt);
-    if (!omega.allFinite())
-        omega.setZero();
-    return {v, omega};
+    return {v, (rotationVector(a.orientation, b.orientation).cast<double>() / dt).cast<float>()};
 }
 } // namespace
+
+Vec3f rotationVector(const Quatf& from, const Quatf& to) {
+    Quatf dq = to * from.conjugate();
+    if (dq.w() < 0.0f)
+        dq.coeffs() = -dq.coeffs();
+    const Eigen::AngleAxisf turn(dq.normalized());
+    const Vec3f r = turn.axis() * turn.angle();
+    return r.allFinite() ? r : Vec3f::Zero();
+}
 
 void RigidBody::followPath(double t) {
     if (!kinematic_ || !path_)

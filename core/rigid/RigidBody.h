@@ -63,6 +63,8 @@ using KinematicPath = std::function<Pose(double t)>;
 /// before the first and after the last waypoint. Throws std::invalid_argument if empty or times
 /// are not strictly increasing.
 KinematicPath waypointPath(std::vector<std::pair<double, Pose>> waypoints);
+/// The rotation that turns orientation `from` into `to`, as axis * angle (rad, world, the short way).
+Vec3f rotationVector(const Quatf& from, const Quatf& to);
 /// Along a polyline of legs (each a list of points, e.g. out and back) from t = 0: each leg starts
 /// from rest, speeds up at `acceleration` to `speed`, and slows down at the same rate to stop at
 /// its last point (a triangle profile when the leg is too short to reach `speed`); corners inside a

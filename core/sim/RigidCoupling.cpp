@@ -123,12 +123,8 @@ void RigidCoupling::advanceBodies(float dt) {
     for (const BodyLoad& l : lastLoads_)
         if (const RigidBody* b = bodies_.body(l.bodyId); b && b->isKinematic()) {
             const auto [x0, q0] = before[k++];
-            Quatf dq = b->orientation() * q0.conjugate();
-            if (dq.w() < 0.0f)
-                dq.coeffs() = -dq.coeffs();
-            const Eigen::AngleAxisf turn(dq.normalized());
-            const Vec3f rotation = turn.angle() > 0.0f ? Vec3f(turn.axis() * turn.angle()) : Vec3f::Zero();
-            lastKinematicWork_ -= double(l.force.dot(b->position() - x0)) + double(l.torque.dot(rotation));
+            lastKinematicWork_ -= double(l.force.dot(b->position() - x0)) +
+                                  double(l.torque.dot(rotationVector(q0, b->orientation())));
         }
     pushTransforms();
 }
