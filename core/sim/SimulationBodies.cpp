@@ -163,14 +163,13 @@ float SimulationBodies::timeStepLimit(float cfl, float dtMax) const {
     return dt;
 }
 
-void SimulationBodies::sync() {
+void SimulationBodies::sync(float stepAhead) {
     coupling_.syncTopology();
-    coupling_.pushTransforms();
+    coupling_.pushTransforms(stepAhead);
 }
 
 void SimulationBodies::beforeStep(FluidState& fluid, float dt) {
-    coupling_.syncTopology();
-    coupling_.pushTransforms(dt);
+    sync(dt);
     if (stirs_.empty())
         return;
     const std::vector<Stir> stirs = std::move(stirs_);

@@ -71,8 +71,9 @@ public:
 
     /// Before the solver step of length dt: boundary objects and poses; pending stir requests.
     void beforeStep(FluidState& fluid, float dt);
-    /// Boundary objects and poses now (after add/remove between steps).
-    void sync();
+    /// Boundary objects and poses now (after add/remove between steps); kinematic bodies with their
+    /// path's mean velocities over the next stepAhead seconds (RigidCoupling::pushTransforms).
+    void sync(float stepAhead = 0.0f);
     /// After the solver step: integrate the bodies with the fluid's loads (summed over time for
     /// the frame's mean force, see resetForceMeans).
     void afterStep(float dt);
