@@ -52,8 +52,15 @@ std::vector<ParameterInfo> makeTable() {
              "Fluid particle radius; rest spacing d0 = 2r, support h = 4r."),
         real("restDensity", "Solver", "Rest density rho0", "kg/m^3", 100, 20000, 1000, true,
              "Fluid rest density."),
+        choice("pressureSolver", "Solver", "Pressure solver", {"pcisph", "dfsph"}, 0,
+               "pcisph: Solenthaler & Pajarola 2009 (the paper's solver); dfsph: Bender & Koschier "
+               "2017, a divergence-free and a constant-density solve, warm-started (fewer iterations)."),
         real("densityErrorTolerance", "Solver", "Density error eta", "1", 1e-4, 0.1, 0.01, false,
-             "PCISPH iterates until the maximum density error is below this fraction."),
+             "PCISPH iterates until the maximum density error is below this fraction, DFSPH until the "
+             "mean (Bender & Koschier 2017)."),
+        real("divergenceErrorTolerance", "Solver", "Divergence error eta_v", "1/s", 1e-3, 10.0, 0.1, false,
+             "DFSPH's divergence-free solve iterates until the mean compressive D rho/Dt is below this "
+             "fraction of rho0 per second."),
         integer("minIterations", "Solver", "Min iterations", 1, 50, 3, false,
                 "Minimum PCISPH corrections per step."),
         integer("maxIterations", "Solver", "Max iterations", 3, 1000, 50, false,

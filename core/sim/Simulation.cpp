@@ -59,7 +59,7 @@ struct Simulation::Impl {
         const FluidState& st = solver->state();
         const Vec3f g = solver->config().gravity;
         using KP = std::pair<double, double>;
-        const KP sum = tbb::parallel_reduce(
+        const KP sum = tbb::parallel_deterministic_reduce( // fixed summation order
             tbb::blocked_range<size_t>(0, st.size(), 8192), KP{0.0, 0.0},
             [&](const tbb::blocked_range<size_t>& r, KP a) {
                 for (size_t i = r.begin(); i < r.end(); ++i) {
@@ -184,7 +184,10 @@ struct Simulation::Impl {
         PcisphSolver::Config c;
         c.particleRadius = params.getf("particleRadius");
         c.restDensity = params.getf("restDensity");
+        c.pressureSolver = params.geti("pressureSolver") == 1 ? PcisphSolver::PressureSolver::Dfsph
+                                                              : PcisphSolver::PressureSolver::Pcisph;
         c.densityErrorTolerance = params.getf("densityErrorTolerance");
+        c.divergenceErrorTolerance = params.getf("divergenceErrorTolerance");
         c.minIterations = params.geti("minIterations");
         c.maxIterations = std::max(params.geti("maxIterations"), c.minIterations);
         c.timeStepMin = params.getf("timeStepMin");

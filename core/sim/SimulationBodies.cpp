@@ -203,7 +203,10 @@ void SimulationBodies::beforeStep(FluidState& fluid, float dt) {
 void SimulationBodies::afterStep(float dt) {
     coupling_.advanceBodies(dt);
     for (const BodyLoad& l : coupling_.lastLoads())
-        forceImpulse_[l.bodyId] += double(dt) * l.force.cast<double>();
+        // try_emplace with zero: a default-constructed Eigen vector is uninitialised (the NaN
+        // fluidForce of every new body).
+        forceImpulse_.try_emplace(l.bodyId, Vec3d::Zero()).first->second +=
+            double(dt) * l.force.cast<double>();
     forceSpan_ += double(dt);
 }
 

@@ -239,9 +239,7 @@ void BoundaryModel::clearForces() {
 }
 
 void BoundaryModel::addForceSorted(uint32_t sortedIndex, const Vec3f& force) {
-    Vec3f& f = forces_[grid_.order()[sortedIndex]];
-    for (int a = 0; a < 3; ++a)
-        std::atomic_ref<float>(f[a]).fetch_add(force[a], std::memory_order_relaxed);
+    forces_[grid_.order()[sortedIndex]] += force;
 }
 
 float planarWallPsiScale(float h, float d0, int layers) {

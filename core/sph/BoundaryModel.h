@@ -91,7 +91,8 @@ public:
     /// 1 where the sorted particle belongs to a wall (setWall).
     std::span<const uint8_t> sortedWall() const { return sortedWall_; }
     void clearForces();
-    /// Thread-safe accumulation of a force on sorted boundary particle k.
+    /// Adds a force on sorted boundary particle k; one thread (the solver sums through
+    /// BoundaryForceBuffer, in a fixed order).
     void addForceSorted(uint32_t sortedIndex, const Vec3f& force);
 
 private:

@@ -1,5 +1,6 @@
 #include "sph/PcisphSolver.h"
 
+#include "sph/ParallelUtil.h"
 #include "sph/VorticityConfinement_Fedkiw2001.h"
 
 #include <tbb/parallel_for.h>
@@ -30,26 +31,12 @@ inline float boundaryPressureOverRho2(float pOverRho2, float rho, const Vec3f& g
     return pOverRho2 + std::max(0.0f, pOverRho2 - gravity.dot(xik) / rho);
 }
 
-using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-void atomicMax(std::atomic<float>& target, float value) {
-    float cur = target.load(std::memory_order_relaxed);
-    while (value > cur && !target.compare_exchange_weak(cur, value, std::memory_order_relaxed)) {
-    }
-}
-
+using parallel::atomicMax;
+using parallel::Clock;
+using parallel::msSince;
 template <class T>
 void parallelGather(std::span<const uint32_t> order, std::vector<T>& data, std::vector<T>& scratch) {
-    scratch.resize(data.size());
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, order.size(), 8192),
-                      [&](const tbb::blocked_range<size_t>& r) {
-                          for (size_t k = r.begin(); k < r.end(); ++k)
-                              scratch[k] = data[order[k]];
-                      });
-    data.swap(scratch);
+    parallel::gather(order, data, scratch);
 }
 
 } // namespace
@@ -66,6 +53,10 @@ void PcisphSolver::setConfig(const Config& config) {
         throw std::invalid_argument("PcisphSolver: need 1 <= minIterations <= maxIterations");
     if (!(config.timeStepMin > 0.0f) || config.timeStepMax < config.timeStepMin)
         throw std::invalid_argument("PcisphSolver: need 0 < timeStepMin <= timeStepMax");
+    if (config.pressureSolver != config_.pressureSolver) { // the other solver's warm start is stale
+        std::fill(divergenceStiffness_.begin(), divergenceStiffness_.end(), 0.0f);
+        std::fill(densityStiffness_.begin(), densityStiffness_.end(), 0.0f);
+    }
     config_ = config;
     listsCurrent_ = false;
     deriveConstants();
@@ -144,6 +135,11 @@ void PcisphSolver::resizeWorkArrays(size_t n) {
     omegaNormNext_.assign(n, 0.0f);
     volume_.assign(n, 0.0f);
     normalsValid_ = omegaValid_ = false;
+    dfsphFactor_.resize(n);
+    stiffnessIncrement_.resize(n);
+    densitySource_.resize(n);
+    divergenceStiffness_.assign(n, 0.0f);
+    densityStiffness_.assign(n, 0.0f);
     fluidBegin_.resize(n);
     fluidCount_.resize(n);
     boundaryBegin_.resize(n);
@@ -186,15 +182,6 @@ float PcisphSolver::nextTimeStep() const {
     return std::clamp(dt * dtScale_, config_.timeStepMin, config_.timeStepMax);
 }
 
-template <class F> void PcisphSolver::forBlocks(F&& f) const {
-    const size_t n = state_.size();
-    const size_t nBlocks = (n + kBlock - 1) / kBlock;
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, nBlocks, 1), [&](const tbb::blocked_range<size_t>& r) {
-        for (size_t b = r.begin(); b < r.end(); ++b)
-            f(b, uint32_t(b * kBlock), uint32_t(std::min(n, (b + 1) * kBlock)));
-    });
-}
-
 void PcisphSolver::sortParticles() {
     const size_t n = state_.size();
     if (config_.domain.empty())
@@ -213,6 +200,10 @@ void PcisphSolver::sortParticles() {
         parallelGather(order, normalsPrev_, scratchVec_);
     if (omegaValid_)
         parallelGather(order, omegaNormPrev_, scratchFloat_);
+    if (config_.pressureSolver == PressureSolver::Dfsph) { // the warm start's pressures
+        parallelGather(order, divergenceStiffness_, scratchFloat_);
+        parallelGather(order, densityStiffness_, scratchFloat_);
+    }
     (void)n;
 }
 
@@ -412,6 +403,8 @@ void PcisphSolver::computeNonPressure(float dt) {
     std::atomic<float> maxA2{0.0f};
     // The attraction's potential energy per block (per unit mass m; see attractionEnergy()).
     blockEnergy_.assign(blocks_.size(), 0.0);
+    if (track)
+        bodyForces_.reset(blocks_.size());
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         const uint32_t* fn = blocks_[b].fluid.data();
         const uint32_t* bn = blocks_[b].boundary.data();
@@ -493,7 +486,7 @@ void PcisphSolver::computeNonPressure(float dt) {
                         const Vec3f ga = (psi[k] * (-nuB * vx / (r2 + eps)) * gf) * xik;
                         a -= ga;
                         if (track && tracked[k])
-                            boundary_.addForceSorted(k, m * ga);
+                            bodyForces_.add(b, k, m * ga);
                     }
                     if (attraction) {
                         // Adhesion (Akinci 2013 eq. 6) and the wall's share in the cohesion, at the
@@ -516,7 +509,7 @@ void PcisphSolver::computeNonPressure(float dt) {
                         }
                         a += aa;
                         if (track && tracked[k])
-                            boundary_.addForceSorted(k, -m * aa);
+                            bodyForces_.add(b, k, -m * aa);
                     }
                 }
             }
@@ -544,6 +537,8 @@ void PcisphSolver::computeNonPressure(float dt) {
         atomicMax(maxA2, la);
         blockEnergy_[b] = energy;
     });
+    if (track)
+        bodyForces_.flush(boundary_);
     attractionEnergy_ = 0.0;
     for (double e : blockEnergy_)
         attractionEnergy_ += double(m) * e;
@@ -564,7 +559,7 @@ double PcisphSolver::sourceWorkOfStep(float dt) const {
     const Vec3f* vOld = predictedVelocity_.data();
     const Vec3f* vNew = state_.velocities.data();
     const Vec3f* aS = accelSource_.data();
-    const double power = tbb::parallel_reduce(
+    const double power = tbb::parallel_deterministic_reduce(
         tbb::blocked_range<size_t>(0, state_.size(), 8192), 0.0,
         [&](const tbb::blocked_range<size_t>& r, double acc) {
             for (size_t i = r.begin(); i < r.end(); ++i)
@@ -701,6 +696,7 @@ void PcisphSolver::accumulateBoundaryPressureReaction(int cur) {
     const float* pr = pressureOverRho2_.data(); // p / rho^2 of the last force pass
     const float* rhoPred = predictedDensity_.data();
     const Vec3f g = config_.gravity;
+    bodyForces_.reset(blocks_.size());
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         const uint32_t* bn = blocks_[b].boundary.data();
         for (uint32_t i = begin; i < end; ++i) {
@@ -714,10 +710,11 @@ void PcisphSolver::accumulateBoundaryPressureReaction(int cur) {
                 const Vec3f xik = X[i] - (xb[k] + dt * vb[k]);
                 // F_k<-i = -F_i<-k = m Psi_k ((p_i + p_k) / rho_i^2) grad W_ik.
                 const float pk = boundaryPressureOverRho2(pr[i], rhoPred[i], g, xik);
-                boundary_.addForceSorted(k, (m * psi[k] * pk * K.gradFactor(xik.squaredNorm())) * xik);
+                bodyForces_.add(b, k, (m * psi[k] * pk * K.gradFactor(xik.squaredNorm())) * xik);
             }
         }
     });
+    bodyForces_.flush(boundary_);
 }
 
 std::pair<size_t, size_t> PcisphSolver::containParticles() {
@@ -756,21 +753,20 @@ std::pair<size_t, size_t> PcisphSolver::containParticles() {
 }
 
 const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
+    return config_.pressureSolver == PressureSolver::Dfsph ? stepDfsph(maxDt) : stepPcisph(maxDt);
+}
+
+bool PcisphSolver::prepareStep(StepResult& res) {
     const auto t0 = Clock::now();
-    StepResult res;
-    const size_t n = state_.size();
     const bool boundaryMoved = boundary_.needsUpdate();
     boundary_.update();
-    const bool track = boundary_.hasForceTrackedObjects();
-    const bool twoWay = boundary_.hasDynamicObjects();
-    if (track)
+    if (boundary_.hasForceTrackedObjects())
         boundary_.clearForces();
-    if (n == 0) {
+    if (state_.size() == 0) {
         res.dt = nextTimeStep();
         time_ += res.dt;
-        res.msTotal = msSince(t0);
         last_ = res;
-        return last_;
+        return false;
     }
     // Lists refreshed since the last step (frame-end surface detection) are still exact.
     if (!listsCurrent_ || boundaryMoved) {
@@ -779,6 +775,16 @@ const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
     }
     listsCurrent_ = false;
     res.msNeighbors = msSince(t0);
+    return true;
+}
+
+const PcisphSolver::StepResult& PcisphSolver::stepPcisph(float maxDt) {
+    const auto t0 = Clock::now();
+    StepResult res;
+    if (!prepareStep(res))
+        return last_;
+    const bool track = boundary_.hasForceTrackedObjects();
+    const bool twoWay = boundary_.hasDynamicObjects();
 
     const auto t2 = Clock::now();
     // The cached neighbour lists hold only while predicted particles move less than about one

@@ -31,6 +31,7 @@
 //  - optional containment box as a last-resort safety net (StepResult::contained counts uses).
 // Kernel values in the loops come from KernelTable (tabulated over |x|^2: no sqrt per pair).
 #include "common/Types.h"
+#include "sph/BoundaryForceBuffer.h"
 #include "sph/BoundaryModel.h"
 #include "sph/CubicSplineKernel.h"
 #include "sph/FluidState.h"
@@ -39,6 +40,10 @@
 #include "sph/SurfaceTension_Akinci2013.h"
 #include "sph/VelocityFilter.h"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <span>
@@ -48,10 +53,15 @@ namespace octo {
 
 class PcisphSolver {
 public:
+    /// Which pressure solver a step runs; everything else (lists, forces, bodies, statistics) is shared.
+    enum class PressureSolver { Pcisph, Dfsph };
+
     struct Config {
-        float particleRadius = 0.01f; // m; d0 = 2r, h = 4r
-        float restDensity = 1000.0f;  // kg/m^3
-        float densityErrorTolerance = 0.01f;
+        PressureSolver pressureSolver = PressureSolver::Pcisph;
+        float particleRadius = 0.01f;          // m; d0 = 2r, h = 4r
+        float restDensity = 1000.0f;           // kg/m^3
+        float densityErrorTolerance = 0.01f;   // PCISPH: max_i; DFSPH: mean (Bender & Koschier 2017)
+        float divergenceErrorTolerance = 0.1f; // DFSPH: mean |D rho / Dt| / rho0 in 1/s (0.1 = 10 %/s)
         int minIterations = 3;
         int maxIterations = 50;
         float timeStepMin = 1e-5f, timeStepMax = 5e-3f; // s
@@ -75,7 +85,9 @@ public:
     struct StepResult {
         float dt = 0.0f;
         int iterations = 0;
-        float maxDensityError = 0.0f; // fraction, compression only, of the last iteration
+        float maxDensityError = 0.0f;  // fraction, compression only, of the last iteration
+        float meanDensityError = 0.0f; // fraction, mean over the particles of max(rho* - rho0, 0) / rho0
+        int divergenceIterations = 0;  // DFSPH: iterations of the divergence-free solve
         bool converged = true;
         bool finite = true;   // false: the step produced NaN/Inf and was not committed
         int restarts = 0;     // times the step was redone with a smaller dt
@@ -156,14 +168,34 @@ private:
     void buildWallLists();
     /// Pressure at each wall sample near fluid, extrapolated from the fluid (Adami et al. 2012).
     void extrapolateWallPressure(float dt, int cur);
+    /// Boundary update, sort and neighbour lists at the start of a step; false with no particles.
+    bool prepareStep(StepResult& res);
+    const StepResult& stepPcisph(float maxDt);
     void computeNonPressure(float dt);
+    // --- DFSPH (Dfsph_Bender2017.cpp) ---
+    const StepResult& stepDfsph(float maxDt);
+    void computeDensityAndFactor();
+    /// One Jacobi sweep of either DFSPH solve; returns (mean, max) of the compressive source over rho0.
+    std::pair<float, float> dfsphSweep(float dt, bool divergence);
+    void applyPressureIncrement(float dt, bool divergence);
+    void warmStartDfsph(float dt, std::vector<float>& stiffness);
+    void accumulateDfsphBodyForces(float dt);
     float predictDensityAndPressure(float dt, int cur);
     void computePressureForce(float dt, int cur);
     double sourceWorkOfStep(float dt) const;
     void accumulateBoundaryPressureReaction(int cur);
     /// Puts leaked particles back; returns (contained, escaped) counted before the net acted.
     std::pair<size_t, size_t> containParticles();
-    template <class F> void forBlocks(F&& f) const;
+    /// f(block, begin, end) over the blocks of kBlock particles, in parallel (one thread per block).
+    template <class F> void forBlocks(F&& f) const {
+        const size_t n = state_.size();
+        const size_t nBlocks = (n + kBlock - 1) / kBlock;
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, nBlocks, 1),
+                          [&](const tbb::blocked_range<size_t>& r) {
+                              for (size_t b = r.begin(); b < r.end(); ++b)
+                                  f(b, uint32_t(b * kBlock), uint32_t(std::min(n, (b + 1) * kBlock)));
+                          });
+    }
 
     Config config_;
     BoundaryModel& boundary_;
@@ -176,9 +208,17 @@ private:
     std::vector<Vec3f> predicted_[2], predictedVelocity_, accelNonPressure_, accelPressure_;
     std::vector<float> predictedDensity_, pressureOverRho2_;
     std::vector<float> deltaScale_; // min(1, delta_i / delta_prototype), see computeNonPressure
+    // DFSPH: the factor 1 / (|sum m grad W|^2 + sum |m grad W|^2), the pressures over rho^2 of the
+    // divergence and the density solve (kept across steps for the warm start, sorted with the
+    // particles), this sweep's increment and the neighbour counts (divergence solve: see .cpp).
+    std::vector<float> dfsphFactor_, divergenceStiffness_, densityStiffness_, stiffnessIncrement_;
+    std::vector<float> densitySource_;
+    std::vector<Vec3f> startVelocity_; // a restarted DFSPH step starts again from these
+    std::vector<float> startDivergence_, startDensity_;
     SurfaceTension_Akinci2013 tension_;
     VelocityFilter velocityFilter_;
     std::function<void(float)> boundaryMotion_;
+    BoundaryForceBuffer bodyForces_; // friction, adhesion and pressure reactions on tracked samples
     // What the pair terms of surface tension and vorticity confinement read from the neighbours,
     // the colour-field normal n_j and |omega_j|, comes from the previous step's non-pressure pass
     // (which computes them for free alongside its other sums; "Prev" is read, "Next" written,

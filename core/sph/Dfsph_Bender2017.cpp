@@ -1,0 +1,379 @@
+// Divergence-free SPH after Bender & Koschier 2015, "Divergence-free smoothed particle
+// hydrodynamics" (SCA 2015), and 2017, "Divergence-free SPH for incompressible and viscous fluids"
+// (IEEE TVCG 23(3)): the pressure step of PcisphSolver when Config::pressureSolver is Dfsph.
+// The neighbour lists, non-pressure forces, boundary samples, time-step bounds and statistics are
+// the ones PCISPH uses; only the pressure solve differs.
+//
+// Per step (positions x and velocities v at time t, lists built at x):
+//  1. density rho_i = m sum_j W_ij + sum_k Psi_k W_ik and the factor
+//     alpha_i = 1 / (|sum_j m grad W_ij + sum_k Psi_k grad W_ik|^2 + sum_j |m grad W_ij|^2);
+//  2. divergence-free solve: pressures (over rho^2) p_i make D rho_i / Dt = 0 for v;
+//  3. non-pressure accelerations, v* = v + dt a;
+//  4. constant-density solve: pressures make rho_i + dt D rho_i / Dt (v*) = rho0;
+//  5. x += dt v*.
+// Both solves are Jacobi sweeps on the velocity form of the continuity equation: the predicted
+// density needs no repositioning, so the lists built once per step stay exact through every sweep.
+// A sweep sets p_i <- max(0, p_i + omega s_i alpha_i / dt^k) from the source s_i (k = 1: the divergence,
+// k = 2: the density error), then moves every velocity by the pressure increments,
+// dv_i = -dt (sum_j m (dp_i + dp_j) grad W_ij + sum_k Psi_k dp_i grad W_ik). Accumulating p
+// (clamped at 0: no tension at the free surface) lets a later sweep undo an over-correction. Both
+// solves start from (half) the previous step's pressures (the paper's warm start, section 4.3).
+// The walls push with p_i, bodies with the mirrored pressure (see kBoundaryMirror); a tracked body
+// receives the opposite of that push.
+#include "sph/ParallelUtil.h"
+#include "sph/PcisphSolver.h"
+
+#include <tbb/parallel_reduce.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+namespace octo {
+
+namespace {
+// SPlisHSPlasH's divergence solve leaves particles with fewer than 20 neighbours (fluid and
+// boundary, 3D) alone: in a deficient neighbourhood (the free surface, spray) a positive
+// divergence is the fluid closing a gap, not a compression to correct.
+constexpr uint32_t kDivergenceMinNeighbours = 20;
+// Relaxed, projected Jacobi (Ihmsen et al. 2014, "Implicit incompressible SPH", omega = 0.5): alpha
+// is the inverse of the diagonal alone, and the neighbours' increments push the same way, so the
+// unrelaxed sweep over-corrects; measured here it oscillated with growing amplitude in the
+// divergence solve of the dam break's second step (mean |D rho/Dt| 1.0 -> 313 rho0/s in 50 sweeps).
+constexpr float kRelaxation = 0.5f;
+// Container walls push with the particle's own pressure, Akinci et al. 2012 eq. 10 (measured on a
+// resting 0.24 m tank at r = 10 mm: the quietest of the three forms tried, 0.0011 J after 2 s; the
+// mirrored 2 p_i and the hydrostatic form below kept it moving at 0.1-0.16 m/s). Bodies push with
+// the pressure mirrored into them (kBoundaryMirror; in the density solve continued hydrostatically,
+// boundaryPressure): with p_i alone a submerged fixed box felt 81 % of its buoyancy
+// (test_buoyancy). alpha accounts for the factor each boundary pushes with.
+constexpr float kBoundaryMirror = 2.0f;
+// The previous step's pressures scaled by this as the warm start: the whole previous field fed a
+// pressure mode that the sweeps, stopped at eta, do not damp (the resting tank's kinetic energy
+// grew 0.26 -> 0.37 J over 2 s); with half of it the tank settles like a cold start (0.0011 J) at
+// 7.0 sweeps per step instead of 12.3.
+constexpr float kWarmStart = 0.5f;
+// The density solve's boundary term for a body sample: p_k the particle's pressure continued
+// hydrostatically to the sample, p_k = p_i + rho_i g . (x_k - x_i) >= 0 (Adami et al. 2012, eq. 27
+// for one fluid neighbour), as PCISPH's bodies use; a particle without pressure is not pushed.
+inline float boundaryPressure(float pOverRho2, float rho, const Vec3f& gravity, const Vec3f& xik) {
+    return pOverRho2 > 0.0f ? pOverRho2 + std::max(0.0f, pOverRho2 - gravity.dot(xik) / rho) : 0.0f;
+}
+} // namespace
+
+void PcisphSolver::computeDensityAndFactor() {
+    const KernelTable& K = table_;
+    const float m = mass_;
+    const auto xb = boundary_.sortedPositions();
+    const auto psi = boundary_.sortedPsi();
+    const auto wall = boundary_.sortedWall();
+    const Vec3f* X = state_.positions.data();
+    // A particle with (almost) no neighbours gets alpha = 0: no pressure can compress it.
+    const float tiny = 1e-6f * protoDenominator_;
+    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        const uint32_t* fn = blocks_[b].fluid.data();
+        const uint32_t* bn = blocks_[b].boundary.data();
+        for (uint32_t i = begin; i < end; ++i) {
+            const Vec3f xi = X[i];
+            float sumW = K.W0();
+            Vec3f grad = Vec3f::Zero();
+            float gradSq = 0.0f;
+            const uint32_t* nb = fn + fluidBegin_[i];
+            for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q) {
+                const Vec3f xij = xi - X[nb[q]];
+                const float r2 = xij.squaredNorm();
+                sumW += K.W(r2);
+                const Vec3f g = (m * K.gradFactor(r2)) * xij;
+                grad += g;
+                gradSq += g.squaredNorm();
+            }
+            float rho = m * sumW;
+            Vec3f gradB = Vec3f::Zero(), gradBody = Vec3f::Zero();
+            const uint32_t* bnb = bn + boundaryBegin_[i];
+            for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
+                const uint32_t k = bnb[q];
+                const Vec3f xik = xi - xb[k];
+                const float r2 = xik.squaredNorm();
+                rho += psi[k] * K.W(r2);
+                const Vec3f gk = (psi[k] * K.gradFactor(r2)) * xik;
+                gradB += gk;
+                gradBody += wall[k] ? Vec3f::Zero() : gk;
+            }
+            state_.densities[i] = rho;
+            // A pressure increment dp_i changes v_i by -dt dp_i (G_f + G_wall + c G_body) (bodies
+            // push with the mirrored pressure, c = kBoundaryMirror) and D rho_i / Dt by that
+            // change along G_f + G_b, less its neighbours' reaction sum |m grad W_ij|^2.
+            const float denominator =
+                (grad + gradB + (kBoundaryMirror - 1.0f) * gradBody).dot(grad + gradB) + gradSq;
+            dfsphFactor_[i] = denominator > std::max(tiny, 0.5f * gradSq) ? 1.0f / denominator
+                              : gradSq > tiny                             ? 2.0f / gradSq
+                                                                          : 0.0f;
+        }
+    });
+}
+
+std::pair<float, float> PcisphSolver::dfsphSweep(float dt, bool divergence) {
+    const KernelTable& K = table_;
+    const float m = mass_, rho0 = config_.restDensity;
+    const auto xb = boundary_.sortedPositions();
+    const auto vb = boundary_.sortedVelocities();
+    const auto psi = boundary_.sortedPsi();
+    const Vec3f* X = state_.positions.data();
+    const Vec3f* V = predictedVelocity_.data();
+    const float* rho = state_.densities.data();
+    std::vector<float>& stiffness = divergence ? divergenceStiffness_ : densityStiffness_;
+    const float scale = divergence ? 1.0f / dt : 1.0f / (dt * dt);
+    struct Sums {
+        double source = 0.0;
+        float max = 0.0f;
+    };
+    const size_t nBlocks = blocks_.size();
+    const Sums total = tbb::parallel_deterministic_reduce( // fixed order: the mean decides the iterations
+        tbb::blocked_range<size_t>(0, nBlocks, 1), Sums{},
+        [&](const tbb::blocked_range<size_t>& r, Sums acc) {
+            for (size_t b = r.begin(); b < r.end(); ++b) {
+                const uint32_t begin = uint32_t(b * kBlock),
+                               end = uint32_t(std::min(state_.size(), (b + 1) * kBlock));
+                const uint32_t* fn = blocks_[b].fluid.data();
+                const uint32_t* bn = blocks_[b].boundary.data();
+                for (uint32_t i = begin; i < end; ++i) {
+                    const Vec3f xi = X[i], vi = V[i];
+                    // D rho_i / Dt = sum_j m v_ij . grad W_ij + sum_k Psi_k v_ik . grad W_ik.
+                    float rate = 0.0f;
+                    const uint32_t* nb = fn + fluidBegin_[i];
+                    for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q) {
+                        const uint32_t j = nb[q];
+                        const Vec3f xij = xi - X[j];
+                        rate += m * K.gradFactor(xij.squaredNorm()) * (vi - V[j]).dot(xij);
+                    }
+                    const uint32_t* bnb = bn + boundaryBegin_[i];
+                    for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
+                        const uint32_t k = bnb[q];
+                        const Vec3f xik = xi - xb[k];
+                        rate += psi[k] * K.gradFactor(xik.squaredNorm()) * (vi - vb[k]).dot(xik);
+                    }
+                    float source = divergence ? rate : rho[i] + dt * rate - rho0;
+                    float p = std::max(0.0f, stiffness[i] + kRelaxation * source * dfsphFactor_[i] * scale);
+                    // Left out of the divergence solve, warm start included (its stale pressure
+                    // threw spray that touched the ceiling back at 10 m/s).
+                    if (divergence && fluidCount_[i] + boundaryCount_[i] < kDivergenceMinNeighbours)
+                        source = p = 0.0f;
+                    stiffnessIncrement_[i] = p - stiffness[i];
+                    stiffness[i] = p;
+                    const float compression = std::max(0.0f, source);
+                    acc.source += double(compression);
+                    acc.max = std::max(acc.max, compression);
+                }
+            }
+            return acc;
+        },
+        [](Sums a, const Sums& b) {
+            a.source += b.source;
+            a.max = std::max(a.max, b.max);
+            return a;
+        });
+    applyPressureIncrement(dt, divergence);
+    const float n = float(std::max<size_t>(1, state_.size()));
+    return {float(total.source) / n / rho0, total.max / rho0};
+}
+
+void PcisphSolver::applyPressureIncrement(float dt, bool divergence) {
+    const KernelTable& K = table_;
+    const float m = mass_;
+    const auto xb = boundary_.sortedPositions();
+    const auto psi = boundary_.sortedPsi();
+    const Vec3f* X = state_.positions.data();
+    const float* dp = stiffnessIncrement_.data();
+    const float* pNew = (divergence ? divergenceStiffness_ : densityStiffness_).data();
+    const float* rho = state_.densities.data();
+    const auto wall = boundary_.sortedWall();
+    const Vec3f g = config_.gravity;
+    Vec3f* V = predictedVelocity_.data();
+    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        const uint32_t* fn = blocks_[b].fluid.data();
+        const uint32_t* bn = blocks_[b].boundary.data();
+        for (uint32_t i = begin; i < end; ++i) {
+            const Vec3f xi = X[i];
+            const float dpi = dp[i];
+            Vec3f a = Vec3f::Zero();
+            const uint32_t* nb = fn + fluidBegin_[i];
+            for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q) {
+                const uint32_t j = nb[q];
+                const float s = dpi + dp[j];
+                if (s == 0.0f)
+                    continue;
+                const Vec3f xij = xi - X[j];
+                a -= (m * s * K.gradFactor(xij.squaredNorm())) * xij;
+            }
+            if (dpi != 0.0f) {
+                const float pi = pNew[i], pOld = pi - dpi;
+                const uint32_t* bnb = bn + boundaryBegin_[i];
+                for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
+                    const uint32_t k = bnb[q];
+                    const Vec3f xik = xi - xb[k];
+                    // The boundary term's change, p_i + p_k before and after the increment.
+                    const float dpb = wall[k]      ? dpi
+                                      : divergence ? kBoundaryMirror * dpi
+                                                   : boundaryPressure(pi, rho[i], g, xik) -
+                                                         boundaryPressure(pOld, rho[i], g, xik);
+                    a -= (psi[k] * dpb * K.gradFactor(xik.squaredNorm())) * xik;
+                }
+            }
+            V[i] += dt * a;
+        }
+    });
+}
+
+void PcisphSolver::warmStartDfsph(float dt, std::vector<float>& stiffness) {
+    // The previous step's pressures as the first increment (Bender & Koschier 2017, section 4.3).
+    for (float& p : stiffness)
+        p *= kWarmStart;
+    std::copy(stiffness.begin(), stiffness.end(), stiffnessIncrement_.begin());
+    applyPressureIncrement(dt, &stiffness == &divergenceStiffness_);
+}
+
+void PcisphSolver::accumulateDfsphBodyForces(float dt) {
+    // F_k<-i = m Psi_k (p_i^div + p_i^rho) grad W_ik: the opposite of the boundary's push on i over
+    // the step (both solves act for dt).
+    const KernelTable& K = table_;
+    const float m = mass_;
+    const auto xb = boundary_.sortedPositions();
+    const auto psi = boundary_.sortedPsi();
+    const auto tracked = boundary_.sortedTracked();
+    const Vec3f* X = state_.positions.data();
+    const Vec3f g = config_.gravity;
+    bodyForces_.reset(blocks_.size());
+    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        const uint32_t* bn = blocks_[b].boundary.data();
+        for (uint32_t i = begin; i < end; ++i) {
+            const float pDiv = kBoundaryMirror * divergenceStiffness_[i], pDen = densityStiffness_[i];
+            if (pDiv <= 0.0f && pDen <= 0.0f)
+                continue;
+            const uint32_t* bnb = bn + boundaryBegin_[i];
+            for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
+                const uint32_t k = bnb[q];
+                if (!tracked[k])
+                    continue;
+                const Vec3f xik = X[i] - xb[k];
+                const float p = pDiv + boundaryPressure(pDen, state_.densities[i], g, xik);
+                bodyForces_.add(b, k, (m * psi[k] * p * K.gradFactor(xik.squaredNorm())) * xik);
+            }
+        }
+    });
+    bodyForces_.flush(boundary_);
+    (void)dt;
+}
+
+const PcisphSolver::StepResult& PcisphSolver::stepDfsph(float maxDt) {
+    using parallel::Clock;
+    const auto t0 = Clock::now();
+    StepResult res;
+    if (!prepareStep(res))
+        return last_;
+    const bool track = boundary_.hasForceTrackedObjects();
+    const auto t2 = Clock::now();
+    computeDensityAndFactor();
+    const size_t n = state_.size();
+    startVelocity_.assign(state_.velocities.begin(), state_.velocities.end());
+    startDivergence_.assign(divergenceStiffness_.begin(), divergenceStiffness_.end());
+    startDensity_.assign(densityStiffness_.begin(), densityStiffness_.end());
+
+    float dt = std::max(config_.timeStepMin, std::min(nextTimeStep(), maxDt));
+    int it = 0, itDiv = 0;
+    float meanErr = 0.0f, maxErr = 0.0f, maxV2 = 0.0f;
+    bool finite = true;
+    for (int attempt = 0;; ++attempt) {
+        if (attempt > 0) {
+            std::copy(startVelocity_.begin(), startVelocity_.end(), state_.velocities.begin());
+            std::copy(startDivergence_.begin(), startDivergence_.end(), divergenceStiffness_.begin());
+            std::copy(startDensity_.begin(), startDensity_.end(), densityStiffness_.begin());
+            if (track)
+                boundary_.clearForces();
+            if (boundaryMotion_)
+                boundaryMotion_(dt);
+        }
+        // 2. Divergence-free velocities at t (the paper's step at the end of the previous step).
+        std::copy(state_.velocities.begin(), state_.velocities.end(), predictedVelocity_.begin());
+        warmStartDfsph(dt, divergenceStiffness_);
+        itDiv = 0;
+        for (;;) {
+            const float meanDiv = dfsphSweep(dt, true).first;
+            ++itDiv;
+            if ((meanDiv <= config_.divergenceErrorTolerance && itDiv >= 1) || itDiv >= config_.maxIterations)
+                break;
+        }
+        std::copy(predictedVelocity_.begin(), predictedVelocity_.end(), state_.velocities.begin());
+        // 3. Non-pressure accelerations at the divergence-free velocities: v* = v + dt a.
+        const auto t1 = Clock::now();
+        computeNonPressure(dt);
+        res.msNonPressure += parallel::msSince(t1);
+        // 4. Constant density.
+        warmStartDfsph(dt, densityStiffness_);
+        it = 0;
+        for (;;) {
+            std::tie(meanErr, maxErr) = dfsphSweep(dt, false);
+            ++it;
+            if ((maxErr <= config_.densityErrorTolerance && it >= config_.minIterations) ||
+                it >= config_.maxIterations)
+                break;
+        }
+        // The same guards as PCISPH: a step that would carry a particle farther than d0 or
+        // produced a non-finite velocity is redone from the same state at dt / 4.
+        maxV2 = tbb::parallel_reduce(
+            tbb::blocked_range<size_t>(0, n, 4096), 0.0f,
+            [&](const tbb::blocked_range<size_t>& r, float acc) {
+                for (size_t i = r.begin(); i < r.end(); ++i) {
+                    const float v2 = predictedVelocity_[i].squaredNorm();
+                    acc = std::isfinite(v2) ? std::max(acc, v2) : std::numeric_limits<float>::infinity();
+                }
+                return acc;
+            },
+            [](float a, float b) { return std::max(a, b); });
+        finite = std::isfinite(maxV2);
+        const bool tooFar = !finite || std::sqrt(maxV2) * dt > d0_;
+        if (!tooFar || dt <= config_.timeStepMin || attempt >= 8)
+            break;
+        ++res.restarts;
+        dt = std::max(config_.timeStepMin, 0.25f * dt);
+    }
+    res.dt = dt;
+    last_.dt = dt;
+    res.iterations = it;
+    res.divergenceIterations = itDiv;
+    res.meanDensityError = meanErr;
+    res.maxDensityError = maxErr;
+    res.converged = maxErr <= config_.densityErrorTolerance;
+    res.finite = finite;
+    // A restart or a missed tolerance halves the next step; good steps let it grow back by 5 %.
+    if (res.restarts > 0 || !res.converged)
+        dtScale_ = std::max(0.02f, 0.5f * dtScale_);
+    else
+        dtScale_ = std::min(1.0f, 1.05f * dtScale_);
+    if (res.finite) {
+        if (track)
+            accumulateDfsphBodyForces(dt);
+        // 5. x(t + dt) = x + dt v*; the solves' pressures, p = (p / rho^2) rho^2, for display.
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t i = r.begin(); i < r.end(); ++i) {
+                const float rho = state_.densities[i];
+                state_.positions[i] += dt * predictedVelocity_[i];
+                state_.pressures[i] = (divergenceStiffness_[i] + densityStiffness_[i]) * rho * rho;
+            }
+        });
+        // predictedVelocity_ now holds the divergence-free v(t) the forces acted on (sourceWorkOfStep).
+        state_.velocities.swap(predictedVelocity_);
+        sourceWork_ = sourcesActive_ ? sourceWorkOfStep(dt) : 0.0;
+        maxSpeed_ = std::sqrt(maxV2);
+        maxAccel_ = maxAccelNonPressure_;
+        time_ += dt;
+        if (!config_.containment.empty())
+            std::tie(res.contained, res.escaped) = containParticles();
+    }
+    res.msPressure = parallel::msSince(t2) - res.msNonPressure;
+    res.msTotal = parallel::msSince(t0);
+    last_ = res;
+    return last_;
+}
+
+} // namespace octo
