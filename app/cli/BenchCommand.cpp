@@ -2,6 +2,7 @@
 // thread) and, with `reconstruct` / `all`, the surface reconstruction table.
 #include "ArgParser.h"
 #include "BenchLive.h"
+#include "BenchRealtime.h"
 #include "BenchReconstruct.h"
 #include "Command.h"
 
@@ -231,6 +232,8 @@ int benchCommand(const Args& args) {
     // `bench live` has options of its own (--frames, --radius ...) and parses them itself.
     if (std::find(args.begin(), args.end(), "live") != args.end())
         return runLiveBench(args);
+    if (!args.empty() && args[0] == "realtime") // options of its own: --quick, --seconds, --scene
+        return runRealtimeBench(Args(args.begin() + 1, args.end()));
     std::vector<std::string> tables;
     Args rest; // options of the reconstruct table (--runs, --threads, --json, --method, --size, --scene)
     try {
@@ -274,12 +277,16 @@ int benchCommand(const Args& args) {
 
 const CommandRegistrar registerBench(
     "bench",
-    {"bench [solver|forces|bodies|reconstruct|live|all] [--quick] (live: [--frames F] [--radius R ...])",
+    {"bench [solver|forces|bodies|reconstruct|live|realtime|all] [--quick] (live: [--frames F] [--radius R "
+     "...]; "
+     "realtime: [--seconds S] [--scene NAME ...])",
      "Solver table: dam break at ~25k/100k/400k particles, 2 and 1 threads "
      "(--quick: 8k/25k), then each new force (tension, adhesion, vorticity) on and off at ~100k (--quick: "
      "8k; `forces`: only this table); bodies: coupling cost of dam-break-bodies vs the same "
      "dam break without bodies at ~100k (--quick: 25k); reconstruct: the surface "
-     "reconstruction table; live: physics vs surface per frame, serial vs pipelined.",
+     "reconstruction table; live: physics vs surface per frame, serial vs pipelined; realtime: every "
+     "built-in scene at the Interactive size and the file's radius, each pressure solver, surface on: "
+     "x real time, steps, mean dt, iterations, eta met.",
      benchCommand});
 
 } // namespace

@@ -30,6 +30,10 @@ struct FluidSphere {
     Vec3f velocity = Vec3f::Zero(); // m/s, initial
 };
 
+/// Fluid particles of the Interactive resolution (the GUI's default preset and `bench realtime`):
+/// what runs live on two cores.
+inline constexpr double kInteractiveParticleCount = 9000.0;
+
 struct SceneDescription {
     std::string name;
     std::string description;
@@ -49,7 +53,8 @@ struct SceneDescription {
 
     /// Total fluid volume of boxes and spheres (m^3).
     double fluidVolume() const;
-    /// Radius that gives about n fluid particles on the 2r lattice.
+    /// Radius that gives about n fluid particles on the 2r lattice (the Interactive preset asks for
+    /// kInteractiveParticleCount).
     float radiusForParticleCount(double n) const;
     /// Lattice samples (spacing 2r) of all fluid boxes and spheres, with initial velocities.
     void sampleFluid(float radius, std::vector<Vec3f>& positions, std::vector<Vec3f>& velocities) const;

@@ -72,31 +72,38 @@ void PcisphSolver::computeDensityAndFactor() {
     // A particle with (almost) no neighbours gets alpha = 0: no pressure can compress it.
     const float tiny = 1e-6f * protoDenominator_;
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
-        const uint32_t* fn = blocks_[b].fluid.data();
-        const uint32_t* bn = blocks_[b].boundary.data();
+        NeighborBlock& blk = blocks_[b];
+        blk.gradFluid.resize(blk.fluid.size());
+        blk.gradBoundary.resize(blk.boundary.size());
+        const uint32_t* fn = blk.fluid.data();
+        const uint32_t* bn = blk.boundary.data();
         for (uint32_t i = begin; i < end; ++i) {
             const Vec3f xi = X[i];
             float sumW = K.W0();
             Vec3f grad = Vec3f::Zero();
             float gradSq = 0.0f;
             const uint32_t* nb = fn + fluidBegin_[i];
+            Vec3f* gf = blk.gradFluid.data() + fluidBegin_[i];
             for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q) {
                 const Vec3f xij = xi - X[nb[q]];
                 const float r2 = xij.squaredNorm();
                 sumW += K.W(r2);
                 const Vec3f g = (m * K.gradFactor(r2)) * xij;
+                gf[q] = g;
                 grad += g;
                 gradSq += g.squaredNorm();
             }
             float rho = m * sumW;
             Vec3f gradB = Vec3f::Zero(), gradBody = Vec3f::Zero();
             const uint32_t* bnb = bn + boundaryBegin_[i];
+            Vec3f* gb = blk.gradBoundary.data() + boundaryBegin_[i];
             for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
                 const uint32_t k = bnb[q];
                 const Vec3f xik = xi - xb[k];
                 const float r2 = xik.squaredNorm();
                 rho += psi[k] * K.W(r2);
                 const Vec3f gk = (psi[k] * K.gradFactor(r2)) * xik;
+                gb[q] = gk;
                 gradB += gk;
                 gradBody += wall[k] ? Vec3f::Zero() : gk;
             }
@@ -114,12 +121,9 @@ void PcisphSolver::computeDensityAndFactor() {
 }
 
 std::pair<float, float> PcisphSolver::dfsphSweep(float dt, bool divergence) {
-    const KernelTable& K = table_;
-    const float m = mass_, rho0 = config_.restDensity;
+    const float rho0 = config_.restDensity;
     const auto xb = boundary_.sortedPositions();
     const auto vb = boundary_.sortedVelocities();
-    const auto psi = boundary_.sortedPsi();
-    const Vec3f* X = state_.positions.data();
     const Vec3f* V = predictedVelocity_.data();
     const float* rho = state_.densities.data();
     std::vector<float>& stiffness = divergence ? divergenceStiffness_ : densityStiffness_;
@@ -135,24 +139,21 @@ std::pair<float, float> PcisphSolver::dfsphSweep(float dt, bool divergence) {
             for (size_t b = r.begin(); b < r.end(); ++b) {
                 const uint32_t begin = uint32_t(b * kBlock),
                                end = uint32_t(std::min(state_.size(), (b + 1) * kBlock));
-                const uint32_t* fn = blocks_[b].fluid.data();
-                const uint32_t* bn = blocks_[b].boundary.data();
+                const NeighborBlock& blk = blocks_[b];
+                const uint32_t* fn = blk.fluid.data();
+                const uint32_t* bn = blk.boundary.data();
                 for (uint32_t i = begin; i < end; ++i) {
-                    const Vec3f xi = X[i], vi = V[i];
+                    const Vec3f vi = V[i];
                     // D rho_i / Dt = sum_j m v_ij . grad W_ij + sum_k Psi_k v_ik . grad W_ik.
                     float rate = 0.0f;
                     const uint32_t* nb = fn + fluidBegin_[i];
-                    for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q) {
-                        const uint32_t j = nb[q];
-                        const Vec3f xij = xi - X[j];
-                        rate += m * K.gradFactor(xij.squaredNorm()) * (vi - V[j]).dot(xij);
-                    }
+                    const Vec3f* gf = blk.gradFluid.data() + fluidBegin_[i];
+                    for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q)
+                        rate += (vi - V[nb[q]]).dot(gf[q]);
                     const uint32_t* bnb = bn + boundaryBegin_[i];
-                    for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
-                        const uint32_t k = bnb[q];
-                        const Vec3f xik = xi - xb[k];
-                        rate += psi[k] * K.gradFactor(xik.squaredNorm()) * (vi - vb[k]).dot(xik);
-                    }
+                    const Vec3f* gb = blk.gradBoundary.data() + boundaryBegin_[i];
+                    for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
+                        rate += (vi - vb[bnb[q]]).dot(gb[q]);
                     float source = divergence ? rate : rho[i] + dt * rate - rho0;
                     float p = std::max(0.0f, stiffness[i] + kRelaxation * source * dfsphFactor_[i] * scale);
                     // Left out of the divergence solve, warm start included (its stale pressure
@@ -179,10 +180,7 @@ std::pair<float, float> PcisphSolver::dfsphSweep(float dt, bool divergence) {
 }
 
 void PcisphSolver::applyPressureIncrement(float dt, bool divergence) {
-    const KernelTable& K = table_;
-    const float m = mass_;
     const auto xb = boundary_.sortedPositions();
-    const auto psi = boundary_.sortedPsi();
     const Vec3f* X = state_.positions.data();
     const float* dp = stiffnessIncrement_.data();
     const float* pNew = (divergence ? divergenceStiffness_ : densityStiffness_).data();
@@ -191,33 +189,31 @@ void PcisphSolver::applyPressureIncrement(float dt, bool divergence) {
     const Vec3f g = config_.gravity;
     Vec3f* V = predictedVelocity_.data();
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
-        const uint32_t* fn = blocks_[b].fluid.data();
-        const uint32_t* bn = blocks_[b].boundary.data();
+        const NeighborBlock& blk = blocks_[b];
+        const uint32_t* fn = blk.fluid.data();
+        const uint32_t* bn = blk.boundary.data();
         for (uint32_t i = begin; i < end; ++i) {
-            const Vec3f xi = X[i];
             const float dpi = dp[i];
             Vec3f a = Vec3f::Zero();
             const uint32_t* nb = fn + fluidBegin_[i];
-            for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q) {
-                const uint32_t j = nb[q];
-                const float s = dpi + dp[j];
-                if (s == 0.0f)
-                    continue;
-                const Vec3f xij = xi - X[j];
-                a -= (m * s * K.gradFactor(xij.squaredNorm())) * xij;
-            }
+            const Vec3f* gf = blk.gradFluid.data() + fluidBegin_[i];
+            for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q)
+                a -= (dpi + dp[nb[q]]) * gf[q];
             if (dpi != 0.0f) {
                 const float pi = pNew[i], pOld = pi - dpi;
                 const uint32_t* bnb = bn + boundaryBegin_[i];
+                const Vec3f* gb = blk.gradBoundary.data() + boundaryBegin_[i];
                 for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
                     const uint32_t k = bnb[q];
-                    const Vec3f xik = xi - xb[k];
                     // The boundary term's change, p_i + p_k before and after the increment.
-                    const float dpb = wall[k]      ? dpi
-                                      : divergence ? kBoundaryMirror * dpi
-                                                   : boundaryPressure(pi, rho[i], g, xik) -
-                                                         boundaryPressure(pOld, rho[i], g, xik);
-                    a -= (psi[k] * dpb * K.gradFactor(xik.squaredNorm())) * xik;
+                    float dpb = dpi;
+                    if (!wall[k]) {
+                        const Vec3f xik = X[i] - xb[k];
+                        dpb = divergence ? kBoundaryMirror * dpi
+                                         : boundaryPressure(pi, rho[i], g, xik) -
+                                               boundaryPressure(pOld, rho[i], g, xik);
+                    }
+                    a -= dpb * gb[q];
                 }
             }
             V[i] += dt * a;

@@ -158,6 +158,9 @@ public:
 private:
     struct NeighborBlock {
         std::vector<uint32_t> fluid, boundary;
+        // DFSPH: m grad W_ij and Psi_k grad W_ik per listed pair, at the step's positions (every
+        // sweep reads them instead of recomputing the kernel; Dfsph_Bender2017.cpp).
+        std::vector<Vec3f> gradFluid, gradBoundary;
     };
     void deriveConstants();
     /// Sizes the per-particle work arrays for n particles (setParticles, removeParticles).
