@@ -1,7 +1,7 @@
 #pragma once
 // Predictive-corrective incompressible SPH after Solenthaler & Pajarola 2009, "Predictive-
 // Corrective Incompressible SPH", ACM TOG 28(3) 40 (SIGGRAPH 2009), as specified in
-// ALGORITHMS.md section 2, with boundary particles after Akinci et al. 2012 (BoundaryModel).
+// docs/ALGORITHMS.md §2, with boundary particles after Akinci et al. 2012 (BoundaryModel).
 //
 // Per step: sort the particles by Z-order cell, build cached neighbour lists (fluid-fluid and
 // fluid-boundary) once, compute gravity + artificial viscosity (Monaghan 1992) + boundary
