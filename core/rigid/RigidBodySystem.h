@@ -115,8 +115,6 @@ public:
     void setDragTarget(const Vec3f& worldPoint);
     void endDrag();
     bool dragging() const { return dragBody_ >= 0; }
-    int dragBodyId() const { return dragBody_; }
-    const Vec3f& dragTarget() const { return dragTarget_; }
 
 private:
     struct Contact {
