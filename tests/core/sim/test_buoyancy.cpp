@@ -87,10 +87,10 @@ private slots:
         // Archimedes: a 0.5 rho0 box floats with half its height under the free surface. The
         // surface it is measured against (BodyStats::fluidLevel, the top of the particles nearby)
         // is known to a fraction of r, and at this resolution (the box is 6 d0 wide) the box floats
-        // high: measured 42.5-44.3 % submerged in six runs (mean 43.4 %, spread 0.65 % = 1 mm), 8.5-11.2
-        // mm (0.7-0.9 r) above its draft; the
-        // floating-cube probe of docs/BENCHMARKS.md §4 shows that error shrinking with r. So the
-        // draft must be within r of half the height (|f - 0.5| <= r / edge = 0.083; was 0.1).
+        // high: 42.5-44.3 % submerged in six runs (mean 43.4 %, spread 0.65 % = 1 mm), i.e.
+        // 8.5-11.2 mm (0.7-0.9 r) above its draft; the floating-cube probe of docs/BENCHMARKS.md
+        // §4 shows that error shrinking with r. So the draft must be within r of half the height
+        // (|f - 0.5| <= r / edge = 0.083; was 0.1).
         const double f = submerged_["light"];
         const double draftError = std::abs(f - 0.5) * kEdge;
         qInfo("light box %.1f %% submerged: draft %.1f mm from Archimedes' (r = %.1f mm)", 100.0 * f,
