@@ -214,7 +214,7 @@ private:
     float maxSpeedCandidate_ = 0.0f; // of the latest prediction
     bool finiteCandidate_ = true;
     bool listsCurrent_ = false; // refreshNeighborLists() ran since the last step (reused by it)
-    float dtScale_ = 1.0f;      // < 1 after restarts / missed tolerance, recovers by 10 % per good step
+    float dtScale_ = 1.0f;      // < 1 after restarts / missed tolerance, recovers by 5 % per cheap step
     StepResult last_;
 };
 
