@@ -1,7 +1,7 @@
 // `octofluid-cli bench live`: the live loop's budget (issue 12). Dam break at the scene's default
 // resolution and at ~100 k particles (--quick: ~8 k and the default), surface on, a few simulated
-// frames per configuration: physics time Tps per frame, Tode (detection on the solver's
-// neighbour lists + octree + distance field), Tmc, the surface's share of the physics time, and
+// frames per configuration: physics time Tps per frame, Tode (detection on the stage's grid
+// with the solver's densities + octree + distance field), Tmc, the surface's share of the physics time, and
 // the wall time per frame with the surface built serially (after each frame) or pipelined
 // (beside the next frame's physics), on 2 threads and on 1.
 #include "BenchLive.h"

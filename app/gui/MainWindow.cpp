@@ -707,7 +707,7 @@ void MainWindow::onParameterEdited(const QString& name, double value) {
     if (info && info->needsReset)
         statusBar()->showMessage(QString::fromStdString(info->label) + ": applies after reset", 4000);
     if (name == "leafSize" && value > 0.0) {
-        // ALGORITHMS.md 5: a leaf edge above 2r/sqrt(3) can open holes in one-particle sheets.
+        // docs/ALGORITHMS.md §5: a leaf edge above 2r/sqrt(3) can open holes in one-particle sheets.
         const auto frame = worker_->latestFrame();
         const double r =
             frame ? frame->parameters.get("particleRadius") : findParameter("particleRadius")->defaultValue;

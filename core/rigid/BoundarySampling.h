@@ -1,7 +1,7 @@
 #pragma once
 // Adaptive boundary sampling of a triangle mesh after Akinci, Akinci, Ihmsen, Solenthaler,
 // Teschner, "Versatile Surface Tension and Adhesion for SPH Fluids" / "Coupling elastic solids
-// with SPH fluids" (2013), as ALGORITHMS.md section 3 describes: the triangle vertices; each
+// with SPH fluids" (2013), as docs/ALGORITHMS.md §3.2 describes: the triangle vertices; each
 // edge at spacing <= r0; the interior by scan lines parallel to the triangle's shortest edge,
 // stepped by r0 along its inward normal within the triangle's plane, each line sampled at
 // spacing <= r0.

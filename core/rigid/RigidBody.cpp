@@ -292,14 +292,6 @@ void RigidBody::applyForce(float dt, const Vec3f& force, const Vec3f& torque) {
     omega_ = R_ * (invInertiaBody_ * (R_.transpose() * L_));
 }
 
-void RigidBody::applyImpulse(const Vec3f& impulse, const Vec3f& worldPoint) {
-    if (kinematic_)
-        return;
-    v_ += impulse / mass_;
-    L_ += (worldPoint - x_).cross(impulse);
-    omega_ = R_ * (invInertiaBody_ * (R_.transpose() * L_));
-}
-
 void RigidBody::advancePose(float dt) {
     if (kinematic_)
         return;

@@ -138,10 +138,6 @@ public:
     /// Makes the body kinematic: it follows path(t) and ignores forces. Sets the pose and
     /// velocities for time t.
     void setKinematicPath(KinematicPath path, double t = 0.0);
-    void makeDynamic() {
-        kinematic_ = false;
-        path_ = nullptr;
-    }
     /// Kinematic: sets pose and velocities (central differences of the path) for time t.
     void followPath(double t);
     /// Kinematic: the mean linear and angular velocity (world) of the path over [t, t + dt], the
@@ -154,8 +150,6 @@ public:
     void integrate(float dt, const Vec3f& force, const Vec3f& torque);
     /// The velocity half of integrate: applies an impulse-free Δt·F, Δt·τ and updates v, ω.
     void applyForce(float dt, const Vec3f& force, const Vec3f& torque);
-    /// Impulse (N s) at a world point: changes P and L immediately.
-    void applyImpulse(const Vec3f& impulse, const Vec3f& worldPoint);
     /// The position half of integrate: x += Δt v, orientation by ω, R and ω refreshed.
     void advancePose(float dt);
 

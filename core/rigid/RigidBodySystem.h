@@ -2,7 +2,7 @@
 // All rigid bodies of a scene, their contacts with each other and with the container walls,
 // and the interactive drag spring.
 //
-// Contact (beyond the penalty springs ALGORITHMS.md section 3 allows): boundary samples act as
+// Contact (impulses, not penalty springs; docs/ALGORITHMS.md §3.3): boundary samples act as
 // spheres of radius contactDistance/2. Contact points are sample pairs of different bodies
 // closer than contactDistance + margin, and samples closer than contactDistance/2 + margin to a
 // container wall. They are resolved by sequential impulses (projected Gauss-Seidel on
@@ -115,8 +115,6 @@ public:
     void setDragTarget(const Vec3f& worldPoint);
     void endDrag();
     bool dragging() const { return dragBody_ >= 0; }
-    int dragBodyId() const { return dragBody_; }
-    const Vec3f& dragTarget() const { return dragTarget_; }
 
 private:
     struct Contact {

@@ -12,7 +12,7 @@
 
 namespace octo {
 
-/// Octree node classes (ALGORITHMS.md section 5).
+/// Octree node classes (docs/ALGORITHMS.md §5).
 enum class NodeClass : uint8_t { Exterior = 0, Interior = 1, Surface = 2 };
 
 struct OctreeNodeBox {

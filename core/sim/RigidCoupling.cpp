@@ -41,7 +41,7 @@ void RigidCoupling::syncTopology() {
     }
     for (const auto& b : bodies_.bodies())
         if (!objects_.count(b->id())) {
-            // Kinematic bodies are "static" for the boundary model: their forces are not tracked.
+            // Kinematic bodies do not respond to the fluid (not dynamic objects); their drag is reported.
             // A body's surface is one or two shells of samples at spacing d0: Akinci's Psi
             // over-weights such a slab (it lacks the fluid side: ~43 % for one layer, ~18 % for
             // two), so the fluid would rest over-dense, i.e. farther than d0 from the body (a

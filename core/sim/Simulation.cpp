@@ -283,7 +283,7 @@ struct Simulation::Impl {
     const StepStats& step(float maxDt) {
         if (resetPending)
             build();
-        // CFL on the bodies too (ALGORITHMS.md section 2 with max(|v_fluid|, |v_body|)).
+        // CFL on the bodies too (docs/ALGORITHMS.md §2.1 with max(|v_fluid|, |v_body|)).
         maxDt = std::min(maxDt, bodies.timeStepLimit(params.getf("cflFactor"), solver->nextTimeStep()));
         bodies.beforeStep(solver->state(), std::min(maxDt, solver->nextTimeStep()));
         const PcisphSolver::StepResult& r = solver->step(maxDt);

@@ -1,5 +1,5 @@
 #pragma once
-// The whole simulated world behind one facade: scene, PCISPH fluid, boundaries, (later) rigid
+// The whole simulated world behind one facade: scene, PCISPH fluid, boundaries, rigid
 // bodies and the surface reconstruction. The CLI and the GUI's worker thread both drive it.
 // Not thread-safe: one thread owns it (the worker); others only read published snapshots.
 #include "common/Parameters.h"

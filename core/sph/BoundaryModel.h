@@ -59,7 +59,8 @@ public:
     /// [first, first + count) of the object's particles in positions()/velocities()/psi().
     std::pair<uint32_t, uint32_t> objectRange(int object) const;
 
-    /// Total force of the fluid on the object in the last step (N); zero for static objects.
+    /// Total force of the fluid on the object in the last step (N); zero for static objects unless
+    /// they report forces (reportForces: a kinematic body's drag).
     Vec3f objectForce(int object) const;
     /// Torque of the fluid forces about a point (N m), sum (x_k - about) x F_k.
     Vec3f objectTorque(int object, const Vec3f& about) const;

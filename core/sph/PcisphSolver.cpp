@@ -169,7 +169,7 @@ void PcisphSolver::removeParticles(std::span<const uint8_t> drop) {
 
 float PcisphSolver::nextTimeStep() const {
     float dt = config_.timeStepMax;
-    // CFL: a particle moves at most cfl * d0 per step (ALGORITHMS.md section 2).
+    // CFL: a particle moves at most cfl * d0 per step (docs/ALGORITHMS.md §2.1).
     if (maxSpeed_ > 0.0f)
         dt = std::min(dt, config_.cflFactor * d0_ / maxSpeed_);
     // Force bound dt <= cfl sqrt(d0 / |a|) on the non-pressure accelerations only (gravity,

@@ -1,7 +1,7 @@
 #pragma once
 // Predictive-corrective incompressible SPH after Solenthaler & Pajarola 2009, "Predictive-
 // Corrective Incompressible SPH", ACM TOG 28(3) 40 (SIGGRAPH 2009), as specified in
-// ALGORITHMS.md section 2, with boundary particles after Akinci et al. 2012 (BoundaryModel).
+// docs/ALGORITHMS.md §2, with boundary particles after Akinci et al. 2012 (BoundaryModel).
 //
 // Per step: sort the particles by Z-order cell, build cached neighbour lists (fluid-fluid and
 // fluid-boundary) once, compute gravity + artificial viscosity (Monaghan 1992) + boundary
@@ -257,7 +257,7 @@ private:
     float maxSpeedCandidate_ = 0.0f; // of the latest prediction
     bool finiteCandidate_ = true;
     bool listsCurrent_ = false; // refreshNeighborLists() ran since the last step (reused by it)
-    float dtScale_ = 1.0f;      // < 1 after restarts / missed tolerance, recovers by 10 % per good step
+    float dtScale_ = 1.0f;      // < 1 after restarts / missed tolerance, recovers by 5 % per cheap step
     StepResult last_;
 };
 

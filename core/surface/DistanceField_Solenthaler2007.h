@@ -1,7 +1,7 @@
 #pragma once
 // Particle distance field of Zhu & Bridson, "Animating sand as a fluid", SIGGRAPH 2005, with the
 // radius correction of Solenthaler, Schläfli & Pajarola, "A unified particle model for fluid-solid
-// interactions", CAVW 18, 2007 (ALGORITHMS.md §6):
+// interactions", CAVW 18, 2007 (docs/ALGORITHMS.md §6):
 //   phi(x) = |x - xbar| - r f,  xbar = sum w_j x_j / sum w_j,  w_j = (1 - |x - x_j|^2 / R^2)^3,
 //   f = 1 for EVmax < t_low, 0 for EVmax > t_high, else gamma^3 - 3 gamma^2 + 3 gamma with
 //   gamma = (t_high - EVmax) / (t_high - t_low); EVmax = largest eigenvalue of grad xbar.

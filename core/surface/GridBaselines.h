@@ -1,5 +1,5 @@
 #pragma once
-// The comparison baselines of ALGORITHMS.md §8, as cell sets on the shared lattice (same phi,
+// The comparison baselines of docs/ALGORITHMS.md §8, as cell sets on the shared lattice (same phi,
 // same marching cubes, see BlockCornerField):
 //  - UniformGrid_Solenthaler2007: every cell of the fluid's bounding box (Solenthaler, Schläfli &
 //    Pajarola, CAVW 2007; the paper's "CAVW_2007").

@@ -1,6 +1,6 @@
 #pragma once
 // Adaptive octree of Shao, Liu & Wang, "An efficient surface reconstruction method for Lagrangian
-// particle fluid", Journal of Graphics 37(5), 2016 (ALGORITHMS.md §5).
+// particle fluid", Journal of Graphics 37(5), 2016 (docs/ALGORITHMS.md §5).
 //
 // The root is a cube at the lattice origin with edge L 2^D. Every node holds the surface
 // particles S lying in its box enlarged by l_S (the paper: l = R) and the fluid particles F in

@@ -32,7 +32,7 @@ SurfaceMethod parseSurfaceMethod(const std::string& name) {
 }
 
 float SurfaceSettings::effectiveLeafSize() const {
-    // A slab of thickness 2r always holds a lattice corner when L*sqrt(3) <= 2r (ALGORITHMS.md §5).
+    // A slab of thickness 2r always holds a lattice corner when L*sqrt(3) <= 2r (docs/ALGORITHMS.md §5).
     return leafSize > 0.0f ? leafSize : 2.0f * particleRadius / std::sqrt(3.0f);
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Settings, statistics and per-frame outputs of the surface reconstruction (ALGORITHMS.md §4-8).
+// Settings, statistics and per-frame outputs of the surface reconstruction (docs/ALGORITHMS.md §4-8).
 #include "common/TriangleMesh.h"
 #include "common/Types.h"
 

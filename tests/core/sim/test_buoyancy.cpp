@@ -1,9 +1,9 @@
 // Two-way coupling (Akinci 2012, with the fluid's pressure mirrored into the boundary) must give
 // Archimedes' buoyancy without any density fudge. A box held fully submerged feels rho0 g V
 // (within 5 %). Three boxes of 0.5, 1.0 and 2.0 rho0 in one tank at rest: the light box floats
-// with half of its volume under the free surface, the heavy box sinks and rests on the floor,
-// the neutral box (released fully submerged) stays under water and comes to rest. After
-// settling no fluid particle has passed a body's sample shell (none deeper than r inside a mesh).
+// at Archimedes' draft (half its height) within one particle radius, the heavy box sinks and rests on the
+// floor, the neutral box (released fully submerged) stays under water and comes to rest. After settling no
+// fluid particle has passed a body's sample shell (none deeper than r inside a mesh).
 #include "rigid/RigidBodySystem.h"
 #include "scene/Scene.h"
 #include "sim/Simulation.h"
@@ -83,9 +83,19 @@ private slots:
         QCOMPARE(sim_->nonFiniteCount(), size_t(0));
     }
 
-    void lightBoxFloatsHalfSubmerged() {
+    void lightBoxFloatsHalfSubmergedWithinOneRadius() {
+        // Archimedes: a 0.5 rho0 box floats with half its height under the free surface. The
+        // surface it is measured against (BodyStats::fluidLevel, the top of the particles nearby)
+        // is known to a fraction of r, and at this resolution (the box is 6 d0 wide) the box floats
+        // high: 42.5-44.3 % submerged in six runs (mean 43.4 %, spread 0.65 % = 1 mm), i.e.
+        // 8.5-11.2 mm (0.7-0.9 r) above its draft; the floating-cube probe of docs/BENCHMARKS.md
+        // §4 shows that error shrinking with r. So the draft must be within r of half the height
+        // (|f - 0.5| <= r / edge = 0.083; was 0.1).
         const double f = submerged_["light"];
-        QVERIFY2(std::abs(f - 0.5) <= 0.1, qPrintable(QString("submerged fraction %1").arg(f)));
+        const double draftError = std::abs(f - 0.5) * kEdge;
+        qInfo("light box %.1f %% submerged: draft %.1f mm from Archimedes' (r = %.1f mm)", 100.0 * f,
+              1e3 * draftError, 1e3 * kR);
+        QVERIFY2(draftError <= kR, qPrintable(QString("submerged fraction %1").arg(f)));
         const Track& tr = track_["light"];
         // At rest: the last second moves less than 1 cm and the speed is small.
         const size_t n = tr.y.size();

@@ -328,12 +328,26 @@ private slots:
         QVERIFY(growth < 0.2);
     }
 
+    void aSqueezedRegionRelaxesWithoutEruption_data() {
+        // The relaxation rule has two regimes (PcisphSolver::step): a compression the step started
+        // with above 5 eta is redone at the planned dt, a smaller one at the shorter dt already
+        // reached. A squeeze below 5 eta, two above it (the larger one erupted before the rule).
+        // Bounds about 3x the measured peaks (0.17, 0.54, 1.13 m/s; the last bound is the
+        // original one).
+        QTest::addColumn<float>("factor");
+        QTest::addColumn<float>("fastestBound");
+        QTest::newRow("x 0.985: +5 %, below 5 eta") << 0.985f << 0.5f;
+        QTest::newRow("x 0.95: +17 %") << 0.95f << 1.5f;
+        QTest::newRow("x 0.90: +37 %") << 0.9f << 3.0f;
+    }
     void aSqueezedRegionRelaxesWithoutEruption() {
-        // A 10 cm cube of a resting column squeezed by 10 % (+37 % density) before a step: the
+        // A 10 cm cube of a resting column squeezed toward its centre before a step: the
         // compression is in the state, not made by the step, so the restarts' shorter steps
         // started with the same error and only corrected it faster (speed ~ e d0 / dt). They
-        // went down to timeStepMin and threw the cube apart at 748 m/s; the solver now keeps the
-        // planned step's best effort and relaxes the rest over the next steps (1.1 m/s).
+        // went down to timeStepMin and threw the cube apart at 748 m/s (squeezed by 10 %); the
+        // solver now keeps the planned step's best effort and relaxes the rest over the next steps.
+        QFETCH(float, factor);
+        QFETCH(float, fastestBound);
         SceneDescription scene = pool(0.01f, Vec3f(0.2f, 0.5f, 0.2f), 0.3f);
         Simulation sim(scene, {"surfaceEnabled=false"});
         for (int f = 0; f < 12; ++f)
@@ -342,7 +356,7 @@ private slots:
         int squeezed = 0;
         for (Vec3f& x : sim.solver().state().positions)
             if ((x - centre).cwiseAbs().maxCoeff() < 0.05f) {
-                x = centre + 0.9f * (x - centre);
+                x = centre + factor * (x - centre);
                 ++squeezed;
             }
         QVERIFY(squeezed >= 64); // 80 = 5 x 4 x 4 at the column's lattice
@@ -352,9 +366,9 @@ private slots:
             fastest = std::max(fastest, float(s.maxSpeed));
             smallestDt = std::min(smallestDt, float(s.dt));
         }
-        qInfo("squeezed cube: fastest %.3f m/s, smallest dt %.2e s, after 40 steps %.4f m/s", fastest,
-              smallestDt, sim.lastStep().maxSpeed);
-        QVERIFY2(fastest < 3.0f, qPrintable(QString::number(fastest)));
+        qInfo("squeezed cube (x %.3f): fastest %.3f m/s, smallest dt %.2e s, after 40 steps %.4f m/s",
+              double(factor), fastest, smallestDt, sim.lastStep().maxSpeed);
+        QVERIFY2(fastest < fastestBound, qPrintable(QString::number(fastest)));
         QVERIFY(smallestDt > 1e-4f);
         QVERIFY(sim.lastStep().maxSpeed < 0.5);
         QCOMPARE(sim.nonFiniteCount(), size_t(0));

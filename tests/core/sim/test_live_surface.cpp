@@ -162,11 +162,26 @@ private slots:
         sim->waitForSurface(); // the old job finishes: it must not replace the new surface
         QVERIFY(flagsFollow(*sim->snapshot(), 0.3));
         QCOMPARE(sim->snapshot()->stat("#FPsurface"), snap->stat("#FPsurface"));
-        // Later frames keep the new setting; switching the surface off shows none.
-        for (int s = 0; s < 5; ++s)
+        // Later frames keep the new setting: run until two more frames have ended, so their
+        // surfaces were built after the edit (a surface that stopped rebuilding would still show
+        // the edit's flags and pass the check below), and compare with the edit's count.
+        const uint64_t buildsAtEdit = sim->surfaceBuilds();
+        for (int frames = 0; frames < 2;) {
             sim->frameStep();
+            frames += sim->frameEnded() ? 1 : 0;
+        }
         sim->waitForSurface();
-        QVERIFY(flagsFollow(*sim->snapshot(), 0.3));
+        const auto later = sim->snapshot();
+        QCOMPARE(sim->surfaceBuilds() - buildsAtEdit, uint64_t(2));
+        QVERIFY(std::abs(later->surfaceTime - sim->time()) < 1e-9); // this frame's surface
+        QVERIFY(later->surfaceTime > snap->surfaceTime);
+        QVERIFY(flagsFollow(*later, 0.3));
+        // The count follows the new threshold, not the old one: a tenth of the count at 0.75 two
+        // frames earlier would still be far more than lambda <= 0.3 flags (the flow barely
+        // changes the count in two frames).
+        qInfo("#FPsurface: %.0f at lambdaMin 0.75, %.0f right after the edit to 0.3, %.0f two frames later",
+              before, snap->stat("#FPsurface"), later->stat("#FPsurface"));
+        QVERIFY(later->stat("#FPsurface") < 0.1 * before); // measured 11 against 898
         sim->setParameter("surfaceEnabled", 0.0);
         QVERIFY(sim->snapshot()->surfaceMesh.empty());
         QVERIFY(sim->snapshot()->surfaceTime < 0.0);

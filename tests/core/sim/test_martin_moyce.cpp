@@ -1,11 +1,21 @@
 // Martin & Moyce (1952) collapse of a water column of width a and height 2a (quasi-2D: the
 // column spans the depth of a thin box): surge front Z = x/a against T = t sqrt(2g/a),
 // compared with tests/data/validation/martin_moyce_n2_front.csv. Prints and records the RMS error.
+//
+// Bounds, from the measurement (RMS 0.097 over the 15 points; deterministic, the same in every
+// run) and the figures of docs/BENCHMARKS.md §4: the front of this solver has measured RMS
+// 0.09-0.11 through every solver change recorded there and at 20-40 particles across, while the
+// variants that move the front the wrong way measured 0.13-0.30 (no wall friction 0.30, a slab of
+// 4 particles 0.24, XSPH velocity smoothing 0.15-0.17, wall friction 1.0 0.17, a fixed physical slab
+// at 40 across 0.13). So RMS < 0.12. Pointwise: the front leads the experiment early (the
+// laboratory gate was not lifted instantly: 0.16 at T = 1.19, the largest) and agrees later (at
+// most 0.055 from T = 2.5 on): every point within 0.25, those from T = 2.5 on within 0.1.
 #include "scene/SceneLibrary.h"
 #include "sim/Simulation.h"
 #include "sph/PcisphSolver.h"
 
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -61,12 +71,15 @@ private slots:
                 }
             return sim_.back().second;
         };
-        double sq = 0.0;
+        double sq = 0.0, worst = 0.0, worstLate = 0.0;
         std::ostringstream table;
         table << "T,Z_experiment,Z_simulation\n";
         for (const auto& [T, Z] : experiment) {
             const double z = zAt(T);
             sq += (z - Z) * (z - Z);
+            worst = std::max(worst, std::abs(z - Z));
+            if (T >= 2.5)
+                worstLate = std::max(worstLate, std::abs(z - Z));
             table << T << "," << Z << "," << z << "\n";
         }
         const double rms = std::sqrt(sq / double(experiment.size()));
@@ -80,7 +93,10 @@ private slots:
         std::ofstream out(dir + "/martin_moyce_front.csv");
         out << "# RMS error in Z = " << rms << ", " << sim.fluidParticleCount() << " particles\n"
             << table.str();
-        QVERIFY2(rms < 0.5, qPrintable(QString("RMS error in Z %1").arg(rms)));
+        qInfo("largest |Z_sim - Z_exp| %.3f, from T = 2.5 on %.3f", worst, worstLate);
+        QVERIFY2(rms < 0.12, qPrintable(QString("RMS error in Z %1").arg(rms)));
+        QVERIFY2(worst < 0.25, qPrintable(QString("a point is off by %1 in Z").arg(worst)));
+        QVERIFY2(worstLate < 0.1, qPrintable(QString("a point from T = 2.5 on is off by %1").arg(worstLate)));
     }
 };
 

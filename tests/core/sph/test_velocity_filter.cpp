@@ -1,8 +1,8 @@
-// The bi-Laplacian velocity filter (VelocityFilter.h): it leaves uniform and linear velocity
-// fields and the free surface alone, takes most of a particle-scale zig-zag out in one application,
-// conserves momentum, never adds kinetic energy (also for particles squeezed far closer than at
-// rest), and a resting column of water with it is 2-3x quieter than with the artificial viscosity
-// alone.
+// The bi-Laplacian velocity filter (VelocityFilter.h): it leaves uniform velocity fields alone,
+// linear ones wherever a particle's neighbourhood is full, and spray below 0.7 rho0; it takes most
+// of a particle-scale zig-zag out in one application, conserves momentum, never adds kinetic energy
+// (also for particles squeezed far closer than at rest), and a resting column of water with it is
+// 2-3x quieter than with the artificial viscosity alone.
 #include "sph/BoundaryModel.h"
 #include "sph/KernelTable.h"
 #include "sph/PcisphSolver.h"
@@ -38,23 +38,28 @@ struct Cloud {
             eps, v, x, v0, kernel, [&](uint32_t i) { return std::span<const uint32_t>(nbr[i]); },
             [&](uint32_t i) { return relativeDensity.empty() ? 1.0f : relativeDensity[i]; });
     }
-    /// Particles at least `margin` lattice spacings inside an n^3 lattice block.
+    /// Particles at least `margin` lattice spacings inside an n^3 lattice block (by the lattice
+    /// site a particle was placed at, so jittered blocks select the same particles).
     bool inner(size_t i, int n, int margin) const {
         for (int a = 0; a < 3; ++a) {
-            const float c = x[i][a] / kD0;
-            if (c < float(margin) || c > float(n - 1 - margin))
+            const long c = std::lround(x[i][a] / kD0);
+            if (c < margin || c > n - 1 - margin)
                 return false;
         }
         return true;
     }
 };
 
-Cloud lattice(int n) {
+/// An n^3 block on the rest lattice; with jitter > 0 every particle moved by up to jitter * d0
+/// along each axis (a disordered packing like the fluid's after it has settled).
+Cloud lattice(int n, float jitter = 0.0f) {
     Cloud c;
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(-jitter, jitter);
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j)
             for (int k = 0; k < n; ++k)
-                c.x.emplace_back(kD0 * Vec3f(float(i), float(j), float(k)));
+                c.x.emplace_back(kD0 * (Vec3f(float(i), float(j), float(k)) + Vec3f(u(rng), u(rng), u(rng))));
     c.v.assign(c.x.size(), Vec3f::Zero());
     c.link();
     return c;
@@ -79,18 +84,80 @@ double kinetic(const Cloud& c) {
 class TestVelocityFilter : public QObject {
     Q_OBJECT
 private slots:
-    void uniformAndLinearFieldsUntouched() {
-        Cloud c = lattice(11);
+    void uniformFieldsUntouchedEverywhere() {
+        // L(v) of a uniform field vanishes term by term (v_j - v_i = 0), whatever the
+        // neighbourhood: at the block's faces, edges and corners as inside, ordered or not.
+        for (const float jitter : {0.0f, 0.15f}) {
+            Cloud c = lattice(11, jitter);
+            const Vec3f u(0.3f, -0.2f, 0.1f);
+            c.v.assign(c.x.size(), u);
+            c.filter(0.8f);
+            float worst = 0.0f;
+            for (const Vec3f& v : c.v)
+                worst = std::max(worst, (v - u).norm());
+            qInfo("uniform field, jitter %.2f d0: largest change %.2e m/s of %.2f", double(jitter),
+                  double(worst), double(u.norm()));
+            QVERIFY(worst < 1e-6f);
+        }
+    }
+
+    void linearFieldsUntouchedInsideTheFluid_data() {
+        // Bounds as fractions of the shear's change across h (0.08 m/s), inside (2h from the
+        // block's faces) and at the faces. The rest lattice's interior keeps the former 1e-5 m/s
+        // (measured 1e-9: exact up to rounding). In a disordered packing the filter bends a linear
+        // field a little (measured 2.6 % inside, 4.5 % at the faces, fixed seed) while it takes 60 %
+        // of the zig-zag out of the same particles; faces measured 1.1 % on the lattice. Bounds at
+        // about 1.5x the measurements.
+        QTest::addColumn<float>("jitter");
+        QTest::addColumn<float>("insideBound");
+        QTest::addColumn<float>("faceBound");
+        QTest::newRow("rest lattice: untouched") << 0.0f << 1.25e-4f << 0.017f;
+        QTest::newRow("disordered, jitter 0.15 d0: within 4 %") << 0.15f << 0.04f << 0.07f;
+    }
+    void linearFieldsUntouchedInsideTheFluid() {
+        // A uniform shear is resolved flow at the particle scale: the filter must leave it alone
+        // where a particle's neighbourhood is full, including in a disordered packing, where the
+        // bi-Laplacian of a linear field no longer vanishes term by term (on the rest lattice it
+        // does by symmetry, so that case alone would only show where the filter does nothing).
+        // The same particles' particle-scale zig-zag must be damped at the same time: the filter
+        // is active exactly where the shear is left alone.
+        QFETCH(float, jitter);
+        QFETCH(float, insideBound);
+        QFETCH(float, faceBound);
+        Cloud c = lattice(15, jitter);
+        const Vec3f u(0.3f, -0.2f, 0.1f);
+        auto shear = [&](const Vec3f& x) -> Vec3f { return u + Vec3f(2.0f * x.y(), 0.0f, -1.0f * x.x()); };
         for (size_t i = 0; i < c.x.size(); ++i)
-            c.v[i] = Vec3f(0.3f, -0.2f, 0.1f) + Vec3f(2.0f * c.x[i].y(), 0.0f, -1.0f * c.x[i].x()); // shear
-        const std::vector<Vec3f> before = c.v;
+            c.v[i] = shear(c.x[i]);
         c.filter(0.8f);
-        float worst = 0.0f;
-        for (size_t i = 0; i < c.x.size(); ++i)
-            if (c.inner(i, 11, 4)) // the bi-Laplacian of a linear field is zero away from the edges
-                worst = std::max(worst, (c.v[i] - before[i]).norm());
-        qInfo("linear field: largest change %.2e m/s inside the block", double(worst));
-        QVERIFY(worst < 1e-5f);
+        Cloud z = c; // the same positions and neighbours, a zig-zag of 0.1 m/s along y
+        for (size_t i = 0; i < z.x.size(); ++i) {
+            const long ix = std::lround(z.x[i].x() / kD0), iz = std::lround(z.x[i].z() / kD0);
+            z.v[i] = Vec3f(0.0f, ((ix + iz) % 2) ? -0.1f : 0.1f, 0.0f);
+        }
+        z.filter(0.8f);
+        // The shear changes by 2 * h = 0.08 m/s across one kernel radius.
+        const float acrossH = 2.0f * kH;
+        float worst = 0.0f, worstFace = 0.0f;
+        double zigzag = 0.0;
+        int n = 0;
+        for (size_t i = 0; i < c.x.size(); ++i) {
+            const float change = (c.v[i] - shear(c.x[i])).norm();
+            if (c.inner(i, 15, 4)) { // 2h in: L(L(v)) reads no truncated neighbourhood
+                worst = std::max(worst, change);
+                zigzag += std::abs(z.v[i].y()) / 0.1;
+                ++n;
+            } else {
+                worstFace = std::max(worstFace, change);
+            }
+        }
+        zigzag /= n;
+        qInfo("jitter %.2f d0, %d particles with a full neighbourhood: shear changed by at most %.2e m/s "
+              "(%.2e of its change across h), zig-zag left at %.3f; at the block's faces %.2e m/s",
+              double(jitter), n, double(worst), double(worst / acrossH), zigzag, double(worstFace));
+        QVERIFY(zigzag < 0.5);
+        QVERIFY2(worst < insideBound * acrossH, qPrintable(QString("shear changed by %1 m/s").arg(worst)));
+        QVERIFY2(worstFace < faceBound * acrossH, qPrintable(QString("faces: %1 m/s").arg(worstFace)));
     }
 
     void particleScaleZigZagDamped() {
@@ -220,7 +287,7 @@ private slots:
         const float without = maxSpeedAfter(0.0f), with = maxSpeedAfter(0.8f);
         qInfo("resting column, max speed over 0.4-0.5 s: %.4f m/s without the filter, %.4f with",
               double(without), double(with));
-        // Measured: 0.127 -> 0.052 m/s (the surface layer, which the filter leaves alone, is the rest).
+        // Measured: 0.127 -> 0.052 m/s.
         QVERIFY(with < 0.08f);
         QVERIFY(with < 0.6f * without);
     }
