@@ -181,26 +181,7 @@ struct Simulation::Impl {
     // --- surface end ---
 
     PcisphSolver::Config solverConfig() const {
-        PcisphSolver::Config c;
-        c.particleRadius = params.getf("particleRadius");
-        c.restDensity = params.getf("restDensity");
-        c.pressureSolver = params.geti("pressureSolver") == 1 ? PcisphSolver::PressureSolver::Dfsph
-                                                              : PcisphSolver::PressureSolver::Pcisph;
-        c.densityErrorTolerance = params.getf("densityErrorTolerance");
-        c.divergenceErrorTolerance = params.getf("divergenceErrorTolerance");
-        c.minIterations = params.geti("minIterations");
-        c.maxIterations = std::max(params.geti("maxIterations"), c.minIterations);
-        c.timeStepMin = params.getf("timeStepMin");
-        c.timeStepMax = std::max(params.getf("timeStepMax"), c.timeStepMin);
-        c.cflFactor = params.getf("cflFactor");
-        c.viscosity = params.getf("viscosity");
-        c.velocityFilter = params.getf("velocityFilter");
-        c.boundaryFriction = params.getf("boundaryFriction");
-        c.surfaceTension = params.getf("surfaceTension");
-        c.adhesion = params.getf("adhesion");
-        c.wallCohesion = params.getf("wallCohesion");
-        c.vorticityConfinement = params.getf("vorticityConfinement");
-        c.gravity = Vec3f(params.getf("gravityX"), params.getf("gravityY"), params.getf("gravityZ"));
+        PcisphSolver::Config c = PcisphSolver::configFrom(params);
         c.soundSpeed = soundSpeed;
         c.domain = scene.container;
         // Centres may overlap the wall plane by up to r/2 (the wall gap is as compressible as

@@ -30,6 +30,7 @@
 //    by at most 5 % per step (a restart or a missed eta halves it);
 //  - optional containment box as a last-resort safety net (StepResult::contained counts uses).
 // Kernel values in the loops come from KernelTable (tabulated over |x|^2: no sqrt per pair).
+#include "common/Parameters.h"
 #include "common/Types.h"
 #include "sph/BoundaryForceBuffer.h"
 #include "sph/BoundaryModel.h"
@@ -56,6 +57,8 @@ public:
     /// Which pressure solver a step runs; everything else (lists, forces, bodies, statistics) is shared.
     enum class PressureSolver { Pcisph, Dfsph };
 
+    /// Defaults are the parameter table's (common/Parameters.cpp; test_solver_parameters checks
+    /// every field against configFrom(ParameterSet{})).
     struct Config {
         PressureSolver pressureSolver = PressureSolver::Pcisph;
         float particleRadius = 0.01f;          // m; d0 = 2r, h = 4r
@@ -66,14 +69,13 @@ public:
         int maxIterations = 50;
         float timeStepMin = 1e-5f, timeStepMax = 5e-3f; // s
         float cflFactor = 0.4f;
-        float viscosity = 0.01f;     // Monaghan alpha
-        float velocityFilter = 0.0f; // eps of the bi-Laplacian velocity filter (VelocityFilter.h), 0 = off;
-                                     // the parameter table defaults to 0.8
-        float boundaryFriction = 0.05f;    // Akinci sigma
-        float soundSpeed = 20.0f;          // m/s, numerical c_s scaling the artificial viscosity
-        float surfaceTension = 0.0f;       // Akinci 2013 gamma (cohesion + curvature), 0 = off
-        float adhesion = 0.0f;             // Akinci 2013 beta (fluid-boundary adhesion), 0 = off
-        float wallCohesion = 0.0f;         // boundary samples' share in the cohesion (0 = Akinci 2013)
+        float viscosity = 0.01f;        // Monaghan alpha
+        float velocityFilter = 0.8f;    // eps of the bi-Laplacian velocity filter (VelocityFilter.h), 0 = off
+        float boundaryFriction = 0.05f; // Akinci sigma
+        float soundSpeed = 20.0f;       // m/s, numerical c_s scaling the artificial viscosity
+        float surfaceTension = 0.0f;    // Akinci 2013 gamma (cohesion + curvature), 0 = off
+        float adhesion = 0.0f;          // Akinci 2013 beta (fluid-boundary adhesion), 0 = off
+        float wallCohesion = 0.0f;      // boundary samples' share in the cohesion (0 = Akinci 2013)
         float vorticityConfinement = 0.0f; // epsilon of VorticityConfinement_Fedkiw2001, 0 = off
         Vec3f gravity = Vec3f(0.0f, -9.81f, 0.0f);
         Aabb domain;      // region of the neighbour grid (particles outside still work)
@@ -95,6 +97,10 @@ public:
         size_t escaped = 0;   // of those, particles that were beyond Config::escape (through the walls)
         double msNeighbors = 0.0, msNonPressure = 0.0, msPressure = 0.0, msTotal = 0.0;
     };
+
+    /// The table's values as a Config (SolverParameters.cpp); the scene-dependent fields (domain,
+    /// containment, escape, soundSpeed) keep their defaults.
+    static Config configFrom(const ParameterSet& params);
 
     PcisphSolver(const Config& config, BoundaryModel& boundary);
 
