@@ -19,6 +19,7 @@ public:
     FrameSnapshotPtr snapshot() const override;
     double time() const override { return time_; }
     uint64_t stepCount() const override { return steps_; }
+    double frameDuration() const override { return 0.005; } // one step per frame
     std::string healthProblem() const override { return forcedProblem_; }
 
     bool supportsDrag() const override { return true; }
