@@ -481,6 +481,9 @@ void MainWindow::buildDocks() {
     stats->raise();
     resizeDocks({overlays, stats}, {360, 390}, Qt::Vertical);
     resizeDocks({sceneDock, overlays}, {300, 280}, Qt::Horizontal);
+    leftDock_ = sceneDock;
+    rightDock_ = overlays;
+    parameterDock_ = tabs.front();
     syncViewActions();
 }
 
@@ -496,8 +499,13 @@ QWidget* MainWindow::buildSceneDock() {
     form->addRow("Scene", sceneCombo_);
     connect(sceneCombo_, &QComboBox::activated, this,
             [this](int i) { loadScene(sceneCombo_->itemData(i).toString().toStdString()); });
+    // Combos sized by a few characters, not their longest entry: the dock stays narrow at 900 px.
+    sceneCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    sceneCombo_->setMinimumContentsLength(10);
     presetCombo_ = new QComboBox(w);
     presetCombo_->setObjectName("presetCombo");
+    presetCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    presetCombo_->setMinimumContentsLength(10);
     for (const char* label : presetLabels)
         presetCombo_->addItem(QString::fromUtf8(label));
     presetCombo_->setToolTip("Resolution: Interactive runs live on 2 cores; Paper uses the scene file's "
@@ -526,7 +534,6 @@ QWidget* MainWindow::buildSceneDock() {
     sceneInfo_ = new QLabel(w);
     sceneInfo_->setObjectName("sceneInfo");
     sceneInfo_->setWordWrap(true);
-    form->addRow(sceneInfo_);
     auto* reset = new QPushButton("Reset", w);
     reset->setToolTip("Restart the scene from its initial state (R)");
     connect(reset, &QPushButton::clicked, actReset_, &QAction::trigger);
@@ -546,6 +553,8 @@ QWidget* MainWindow::buildSceneDock() {
     row->addWidget(open);
     form->addRow(row);
     form->addRow(defaults);
+    // Last: the scene's size and description may be long; the buttons above stay in view.
+    form->addRow(sceneInfo_);
     return w;
 }
 
@@ -909,6 +918,32 @@ QString MainWindow::recordingStatus() const {
 void MainWindow::startCapture(const QString& file, int frames, double frameSeconds, QSize size,
                               double timeoutSeconds) {
     capture_->start(file, frames, frameSeconds, size, timeoutSeconds);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* e) {
+    QMainWindow::resizeEvent(e);
+    // A small window gives the view at least about half its width: the docks shrink with it
+    // (their contents scroll) instead of leaving a 320 px view at 900 x 600.
+    if (!leftDock_ || !rightDock_ || !isVisible())
+        return;
+    const int w = width();
+    if (viewport_->width() < w / 2 && leftDock_->isVisible() && !leftDock_->isFloating() &&
+        rightDock_->isVisible() && !rightDock_->isFloating())
+        resizeDocks({leftDock_, rightDock_}, {w * 27 / 100, w * 18 / 100}, Qt::Horizontal);
+    // The Scene dock keeps room for all of its rows (Restore defaults included), up to 55 %.
+    auto* scene = leftDock_->findChild<QWidget*>("panel_Scene");
+    if (scene && parameterDock_ && !leftDock_->isFloating() && !parameterDock_->isFloating()) {
+        const int wanted = std::min(scene->sizeHint().height() + 36, height() * 55 / 100);
+        if (leftDock_->height() < wanted)
+            resizeDocks({leftDock_, parameterDock_}, {wanted, std::max(height() - wanted - 120, 100)},
+                        Qt::Vertical);
+    }
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+    QMainWindow::showEvent(e);
+    QResizeEvent resize(size(), size());
+    resizeEvent(&resize);
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {

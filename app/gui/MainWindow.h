@@ -116,6 +116,8 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
+    void showEvent(QShowEvent* e) override;
 
 private:
     void buildActions();
@@ -161,6 +163,7 @@ private:
     QAction *actParticlesOverlay_ = nullptr, *actBoundaryOverlay_ = nullptr, *actDiagnostic_ = nullptr;
     std::vector<QAction*> toolActions_;
     QLabel *fpsLabel_ = nullptr, *stepsLabel_ = nullptr, *countsLabel_ = nullptr, *timeLabel_ = nullptr;
+    class QDockWidget *leftDock_ = nullptr, *rightDock_ = nullptr, *parameterDock_ = nullptr;
     QLabel* problemLabel_ = nullptr;
     QWidget* problemBanner_ = nullptr;
     QPushButton* problemReset_ = nullptr;
