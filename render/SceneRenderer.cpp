@@ -717,9 +717,9 @@ void SceneRenderer::drawWater(const OrbitCamera& camera, int fbWidth, int fbHeig
     float extent = 1.0f;
     if (frame_ && !frame_->domain.empty())
         extent = std::max((frame_->domain.max - frame_->domain.min).maxCoeff(), 1e-3f);
-    const glm::vec3 sigma = glm::vec3(4.5f, 1.6f, 0.8f) / extent;
+    const glm::vec3 sigma = glm::vec3(10.0f, 3.4f, 1.7f) / extent;
     p->setUniformValue("absorption", sigma.x, sigma.y, sigma.z);
-    p->setUniformValue("deepColor", 0.02f, 0.24f, 0.40f);
+    p->setUniformValue("deepColor", 0.03f, 0.30f, 0.46f);
     p->setUniformValue("viewportSize", float(fbWidth), float(fbHeight));
     // Thin sheets, jets and the drop's splash stay visible: never thinner than ~3 particle radii.
     p->setUniformValue("minThickness", 3.0f * particleRadius_);
