@@ -515,10 +515,30 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
 
     // Body labels: name and density, so 0.5 rho0 and 2 rho0 can be told apart.
     if (f && settings_.showBodies && settings_.showBodyLabels) {
-        std::vector<QRectF> placed; // labels already drawn: a new one moves up or down off them
+        // Each body's disc on screen: labels are kept off every body, not only their own.
+        std::vector<std::optional<QPointF>> anchors(f->bodies.size());
+        std::vector<qreal> clearances(f->bodies.size(), 0.0);
+        std::vector<QRectF> placed; // body discs and the labels already drawn
+        const glm::mat4 v = cam.view();
+        const glm::vec3 right(v[0][0], v[1][0], v[2][0]);
         for (size_t i = 0; i < f->bodies.size(); ++i) {
             const BodySnapshot& b = f->bodies[i];
-            const auto at = toScreen(cam, render::toGlm(b.translation));
+            anchors[i] = toScreen(cam, render::toGlm(b.translation));
+            if (!anchors[i])
+                continue;
+            float bodyRadius = 0.0f;
+            if (b.mesh)
+                for (const Vec3f& p : b.mesh->vertices)
+                    bodyRadius = std::max(bodyRadius, p.norm());
+            const auto rim = toScreen(cam, render::toGlm(b.translation) + bodyRadius * right);
+            clearances[i] = std::min<qreal>(
+                rim ? std::hypot(rim->x() - anchors[i]->x(), rim->y() - anchors[i]->y()) : 0.0, 200.0);
+            const qreal c = 0.7 * clearances[i];
+            placed.push_back(QRectF(anchors[i]->x() - c, anchors[i]->y() - c, 2 * c, 2 * c));
+        }
+        for (size_t i = 0; i < f->bodies.size(); ++i) {
+            const BodySnapshot& b = f->bodies[i];
+            const auto at = anchors[i];
             if (!at)
                 continue;
             const QString text = QString("#%1 %2  %3 kg/m\u00B3 (%4 \u03C10)%5")
@@ -527,14 +547,7 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
                                      .arg(b.density, 0, 'f', 0)
                                      .arg(b.density / std::max(settings_.restDensity, 1e-6f), 0, 'f', 2)
                                      .arg(b.kinematic ? ", kinematic" : "");
-            float bodyRadius = 0.0f;
-            if (b.mesh)
-                for (const Vec3f& v : b.mesh->vertices)
-                    bodyRadius = std::max(bodyRadius, v.norm());
-            const glm::mat4 v = cam.view();
-            const glm::vec3 right(v[0][0], v[1][0], v[2][0]);
-            const auto rim = toScreen(cam, render::toGlm(b.translation) + bodyRadius * right);
-            const qreal clearance = rim ? std::hypot(rim->x() - at->x(), rim->y() - at->y()) : 0.0;
+            const qreal clearance = clearances[i];
             const PlacedLabel label =
                 placeLabel(*at, QSizeF(fm.horizontalAdvance(text) + 24, fm.height() + 6), size, placed,
                            std::min<qreal>(clearance, 200.0));

@@ -6,6 +6,7 @@
 // body following the cursor within about a second of wall time at the Interactive preset.
 #include "GuiTestUtil.h"
 #include "gui/BodiesDock.h"
+#include "gui/LabelPlacement.h"
 #include "gui/MainWindow.h"
 #include "gui/ParameterPanel.h"
 #include "gui/StatsPanel.h"
@@ -204,6 +205,22 @@ private slots:
         QVERIFY(label->width() <= w.width());
         QVERIFY(label->height() >= label->heightForWidth(label->width()) - 1);
         QVERIFY2(w.lastProblem().contains("broken.json"), qPrintable(w.lastProblem()));
+    }
+
+    void bodyLabelsStayOffTheBodies() {
+        // A body 40 px in radius on screen: its label starts beyond its disc, and a neighbour's
+        // disc pushes the label off it too.
+        const QSize view(800, 600);
+        const QSizeF label(200, 20);
+        const QPointF body(300, 300);
+        const QRectF disc(body.x() - 40, body.y() - 40, 80, 80);
+        const app::PlacedLabel own = app::placeLabel(body, label, view, {}, 40.0);
+        QVERIFY2(!own.rect.intersects(disc.adjusted(8, 8, -8, -8)), "the label covers its own body");
+        const app::PlacedLabel plain = app::placeLabel(body, label, view, {});
+        QVERIFY(plain.rect.intersects(disc.adjusted(8, 8, -8, -8))); // without clearance it did
+        const QRectF neighbour(own.rect.center().x() - 30, own.rect.center().y() - 30, 60, 60);
+        const app::PlacedLabel moved = app::placeLabel(body, label, view, {neighbour}, 40.0);
+        QVERIFY(!moved.rect.intersects(neighbour));
     }
 
     void toolbarWordsAreShort() {
