@@ -655,7 +655,8 @@ unsigned SceneRenderer::drawThickness(const OrbitCamera& camera, int fbWidth, in
     // invisible, or a slab where the old water was) until the next frame.
     // While paused (exactThickness_) every paint is exact: it is the only paint of that frame.
     const bool usePrevious = !exactRender_ && thicknessPaints_ > 0 &&
-                             (thicknessSerial_[previous] == uploadedSurfaceSerial_ || !exactThickness_);
+                             (!exactThickness_ || (uploadedSurfaceSerial_ != 0 &&
+                                                   thicknessSerial_[previous] == uploadedSurfaceSerial_));
     thicknessSerial_[current] = uploadedSurfaceSerial_;
     ++thicknessPaints_;
     glBindFramebuffer(GL_FRAMEBUFFER, thicknessFbo_[current]);

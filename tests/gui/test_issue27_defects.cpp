@@ -16,6 +16,9 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QListWidget>
+#include <QOffscreenSurface>
+#include <QOpenGLContext>
+#include <QOpenGLFramebufferObject>
 #include <QProcess>
 #include <QPushButton>
 #include <QScrollArea>
@@ -329,6 +332,61 @@ private slots:
         w.setRenderSettings(s);
         const QImage wet = w.viewport()->renderRecordedFrame(frame, size, false);
         QVERIFY(test::differingPixels(wet, withoutFluid) > size.width() * size.height() / 50);
+    }
+
+    void aPausedSceneSwitchTintsTheNewWaterByItsOwnThickness() {
+        // Issue 27, 7: a paused frame gets a single paint; with the previous paint's thickness the
+        // new scene's water was tinted by the old one's (nearly invisible, or a slab).
+        QOffscreenSurface surface;
+        surface.setFormat(QSurfaceFormat::defaultFormat());
+        surface.create();
+        QOpenGLContext context;
+        context.setFormat(QSurfaceFormat::defaultFormat());
+        QVERIFY(context.create());
+        QVERIFY(context.makeCurrent(&surface));
+        render::SceneRenderer renderer;
+        QString error;
+        QVERIFY2(renderer.initialize(&error), qPrintable(error));
+        const QSize size(240, 160);
+        QOpenGLFramebufferObject fbo(size, QOpenGLFramebufferObject::Depth);
+        QVERIFY(fbo.bind());
+        auto scene = [](float depth, uint64_t serial) {
+            auto f = std::make_shared<FrameSnapshot>(*test::syntheticFrame(8)->snapshot);
+            f->surfaceMesh = app::boxMesh(Vec3f(0, 0, 0), Vec3f(0.9f, depth, 0.45f));
+            f->surfaceSerial = serial;
+            return FrameSnapshotPtr(f);
+        };
+        const FrameSnapshotPtr deep = scene(0.55f, 1), shallow = scene(0.05f, 2);
+        render::OrbitCamera cam;
+        cam.setViewport(size.width(), size.height());
+        cam.fit(render::toGlm(deep->domain.min), render::toGlm(deep->domain.max));
+        render::RenderSettings look;
+        auto paint = [&](const FrameSnapshotPtr& f, bool exactImage) {
+            renderer.setFrame(f, 0.02f);
+            renderer.setExactRender(exactImage);
+            renderer.render(cam, look, size.width(), size.height());
+            renderer.setExactRender(false);
+            return fbo.toImage(true).convertToFormat(QImage::Format_RGB32);
+        };
+        const QImage reference = paint(shallow, true); // exact: this frame's own thickness
+        const QImage deepImage = paint(deep, true);
+        QVERIFY(test::differingPixels(reference, deepImage) > 500); // the two waters look different
+        // Playing (one paint of lag is fine there): the second paint still shows the deep water's tint.
+        renderer.setExactThickness(false);
+        paint(deep, false);
+        paint(deep, false);
+        const QImage lagging = paint(shallow, false);
+        QVERIFY(test::differingPixels(reference, lagging) > 200);
+        // Paused: the first paint of the new frame is right.
+        renderer.setExactThickness(true);
+        paint(deep, false);
+        paint(deep, false);
+        const QImage paused = paint(shallow, false);
+        QVERIFY2(test::differingPixels(reference, paused) < 20,
+                 qPrintable(QString("%1 pixels differ").arg(test::differingPixels(reference, paused))));
+        fbo.release();
+        renderer.release();
+        context.doneCurrent();
     }
 
     void sceneDescriptionIsShown() {
