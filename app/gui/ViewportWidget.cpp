@@ -13,6 +13,7 @@
 #include <QOpenGLFunctions>
 #include <QPainter>
 #include <QPainterPath>
+#include <QScreen>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QWheelEvent>
@@ -56,7 +57,23 @@ void ViewportWidget::cleanupGL() {
 }
 
 void ViewportWidget::requestPaint() {
-    surface_->update();
+    // At most one paint per display refresh: new snapshots and input ask for a paint, and the
+    // ones that come faster than the screen shows are merged into one (the cores stay with the
+    // physics). The first request after a quiet spell paints at once.
+    const QScreen* screen = surface_->screen();
+    const double refresh = screen && screen->refreshRate() > 1.0 ? screen->refreshRate() : 60.0;
+    const qint64 interval = qint64(std::ceil(1000.0 / std::min(refresh, 240.0)));
+    if (!paintClock_.isValid() || paintClock_.elapsed() >= interval) {
+        surface_->update();
+        return;
+    }
+    if (paintQueued_)
+        return;
+    paintQueued_ = true;
+    QTimer::singleShot(int(interval - paintClock_.elapsed()), this, [this] {
+        paintQueued_ = false;
+        surface_->update();
+    });
 }
 
 bool ViewportWidget::ensureGlReady() {
@@ -94,6 +111,7 @@ void ViewportWidget::resizeGL(int w, int h) {
 void ViewportWidget::paintGL() {
     QElapsedTimer paintClock;
     paintClock.start();
+    paintClock_.start(); // requestPaint: the next paint no earlier than one refresh from now
     camera_.setViewport(width(), height());
     if (glReady_) {
         const qreal dpr = devicePixelRatioF();

@@ -61,7 +61,8 @@ public:
     QImage renderRecordedFrame(const PublishedFramePtr& frame, const QSize& size, bool legend);
     /// The view as the user sees it (this camera, the widget's size, overlay marks included).
     QImage grabFramebuffer();
-    /// Schedules a repaint of the GL view (QWidget::update() repaints only the widget around it).
+    /// Schedules a repaint of the GL view (QWidget::update() repaints only the widget around it),
+    /// at most once per display refresh: faster requests are merged.
     void requestPaint();
     /// Paints per second over the last second.
     double framesPerSecond() const { return fps_; }
@@ -137,6 +138,8 @@ private:
     std::optional<QPointF> hover_; ///< last cursor position over the viewport
     Qt::MouseButton activeButton_ = Qt::NoButton;
     bool stirring_ = false;
+    QElapsedTimer paintClock_; ///< since the last paint started (requestPaint's display-rate cap)
+    bool paintQueued_ = false;
     QElapsedTimer missClock_; ///< since a drag-tool press that hit no body
     QElapsedTimer fpsClock_;
     int fpsCount_ = 0;

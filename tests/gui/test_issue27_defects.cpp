@@ -21,10 +21,12 @@
 #include <QOpenGLFramebufferObject>
 #include <QProcess>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QtTest>
@@ -295,6 +297,29 @@ private slots:
         QTRY_VERIFY(!w.viewport()->speedText().isEmpty());
         QVERIFY2(w.viewport()->speedText().contains(QString::fromUtf8("\u00D7")),
                  qPrintable(w.viewport()->speedText()));
+    }
+
+    void paintsAtMostAtTheDisplayRate() {
+        // Issue 25, 5: requests faster than the screen refreshes are merged into one paint.
+        app::MainWindow w(synthetic(false));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTRY_VERIFY(w.viewport()->frame());
+        QTest::qWait(200);
+        int paints = 0;
+        connect(w.viewport(), &app::ViewportWidget::rendered, this, [&] { ++paints; });
+        QTimer hammer;
+        connect(&hammer, &QTimer::timeout, w.viewport(), &app::ViewportWidget::requestPaint);
+        hammer.start(1);
+        QElapsedTimer clock;
+        clock.start();
+        QTest::qWait(1000);
+        hammer.stop();
+        const double refresh = std::max(w.viewport()->screen()->refreshRate(), 30.0);
+        const double perSecond = paints * 1000.0 / double(clock.elapsed());
+        qInfo("%d paints in %lld ms for ~1000 requests (display %.0f Hz)", paints, clock.elapsed(), refresh);
+        QVERIFY2(perSecond <= refresh * 1.1 + 2.0, qPrintable(QString("%1 paints/s").arg(perSecond)));
+        QVERIFY(paints >= 3); // it still paints
     }
 
     void meshOffLeavesNoDarkPuddle() {
