@@ -19,7 +19,8 @@ glm::vec4 nodeClassColor(NodeClass cls);
 /// Octree outline colour of a node depth within the depths present [lo, hi]: coarse = blue,
 /// fine = warm yellow (legend and shader use the same ramp).
 glm::vec3 octreeDepthColor(int depth, int lo, int hi);
-/// A distinct colour per body (index in the snapshot), readable on the water and the floor.
+/// A distinct colour per body (by its id, so a body keeps its colour when another is deleted),
+/// readable on the water and the floor.
 glm::vec3 bodyColor(int index);
 
 /// One end of an octree outline edge: position, node depth (colour) and the brightest class among

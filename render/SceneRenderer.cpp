@@ -5,8 +5,11 @@
 #include <QFile>
 #include <QOpenGLShaderProgram>
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <glm/gtc/type_ptr.hpp>
 #include <limits>
+#include <unordered_map>
 
 static void initShaderResource() {
     Q_INIT_RESOURCE(shaders);
@@ -117,6 +120,7 @@ bool SceneRenderer::initialize(QString* error) {
     };
     makeParticleVao(fluidVao_, fluidPosVbo_, &fluidColorVbo_);
     makeParticleVao(boundaryVao_, boundaryPosVbo_, nullptr);
+    makeParticleVao(dropletVao_, dropletPosVbo_, nullptr);
 
     // Octree outlines: one GL_LINES vertex buffer of the shown nodes' edges, each edge once.
     glGenVertexArrays(1, &octreeVao_);
@@ -136,7 +140,8 @@ bool SceneRenderer::initialize(QString* error) {
     glEnableVertexAttribArray(kPos);
     glVertexAttribPointer(kPos, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
     glBindVertexArray(0);
-    for (unsigned* tex : {&shadowTex_, &thicknessTex_[0], &thicknessTex_[1], &thicknessTex_[2]}) {
+    for (unsigned* tex :
+         {&shadowTex_, &thicknessTex_[0], &thicknessTex_[1], &thicknessTex_[2], &behindTex_}) {
         glGenTextures(1, tex);
         glBindTexture(GL_TEXTURE_2D, *tex);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
@@ -145,6 +150,7 @@ bool SceneRenderer::initialize(QString* error) {
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     }
     glGenFramebuffers(GLsizei(thicknessFbo_.size()), thicknessFbo_.data());
+    glGenFramebuffers(1, &behindFbo_);
     glBindTexture(GL_TEXTURE_2D, 0);
     initialized_ = true;
     return true;
@@ -158,11 +164,17 @@ void SceneRenderer::release() {
         deleteMesh(entry.second);
     bodyMeshes_.clear();
     deleteLines(floorLines_);
-    const unsigned buffers[] = {quadVbo_, fluidPosVbo_, fluidColorVbo_, boundaryPosVbo_, octreeEdgeVbo_};
+    const unsigned buffers[] = {quadVbo_,        fluidPosVbo_,   fluidColorVbo_,
+                                boundaryPosVbo_, octreeEdgeVbo_, dropletPosVbo_};
     glDeleteBuffers(GLsizei(std::size(buffers)), buffers);
-    const unsigned vaos[] = {fluidVao_, boundaryVao_, octreeVao_, emptyVao_, floorVao_};
-    glDeleteVertexArrays(5, vaos);
+    const unsigned vaos[] = {fluidVao_, boundaryVao_, octreeVao_, emptyVao_, floorVao_, dropletVao_};
+    glDeleteVertexArrays(GLsizei(std::size(vaos)), vaos);
     glDeleteTextures(1, &shadowTex_);
+    glDeleteTextures(1, &behindTex_);
+    glDeleteFramebuffers(1, &behindFbo_);
+    behindW_ = behindH_ = 0;
+    dropletFrame_ = nullptr;
+    dropletCount_ = 0;
     glDeleteTextures(GLsizei(thicknessTex_.size()), thicknessTex_.data());
     glDeleteFramebuffers(GLsizei(thicknessFbo_.size()), thicknessFbo_.data());
     thicknessW_ = thicknessH_ = thicknessPaints_ = 0;
@@ -395,6 +407,7 @@ void SceneRenderer::render(const OrbitCamera& camera, const RenderSettings& sett
     const glm::mat4 view = camera.view(), proj = camera.projection();
     const bool water = st.shading == Shading::Water;
     const bool waterMesh = water && st.showMesh && surfaceMesh_.indexCount > 0;
+    shadowStrength_ = waterMesh ? 1.0f : 0.0f; // no water drawn, no darkened floor under it
     const unsigned thicknessTex = waterMesh ? drawThickness(camera, fbWidth, fbHeight) : 0;
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
@@ -421,18 +434,31 @@ void SceneRenderer::render(const OrbitCamera& camera, const RenderSettings& sett
             auto it = b.mesh ? bodyMeshes_.find(b.mesh.get()) : bodyMeshes_.end();
             if (it == bodyMeshes_.end())
                 continue;
-            const glm::vec3 c = b.kinematic ? glm::vec3(0.6f, 0.6f, 0.65f) : bodyColor(int(i));
+            // Colour by id: a body keeps its colour when another one is deleted.
+            const glm::vec3 c = b.kinematic ? glm::vec3(0.6f, 0.6f, 0.65f) : bodyColor(b.id);
             // Shapes without normals (boxes, low-poly meshes) read best with facet normals.
             const bool flat = b.mesh->normals.size() != b.mesh->vertices.size();
             drawMesh(it->second.second, bodyModel(b), view, proj, glm::vec4(c, 1.0f), 0.0f, flat,
                      b.id == highlightedBody_ ? 1.0f : 0.0f);
         }
     }
-    if (st.showOctree())
+    if (waterMesh && !st.drawsParticles()) {
+        // Spray and droplets the surface leaves out, drawn as small water drops.
+        if (dropletFrame_ != frame_.get())
+            uploadDroplets(*frame_);
+        const glm::vec3 drop(0.62f, 0.80f, 0.92f);
+        drawParticles(dropletVao_, dropletCount_, view, proj, radius * 0.9f, &drop);
+    }
+    if (st.showOctree() && !waterMesh)
         drawOctree(st, camera);
     if (st.showMesh && surfaceMesh_.indexCount > 0) {
         if (waterMesh) {
+            copyBehind(fbWidth, fbHeight);
             drawWater(camera, fbWidth, fbHeight, thicknessTex);
+            // Outlines over the water, so the octree reads in the water look too (under it they
+            // were tinted into a haze).
+            if (st.showOctree())
+                drawOctree(st, camera);
         } else {
             // Translucent water: no depth writes, back faces first then front faces, so the
             // near surface blends over the far one without sorting triangles.
@@ -449,6 +475,68 @@ void SceneRenderer::render(const OrbitCamera& camera, const RenderSettings& sett
     }
     glBindVertexArray(0);
     glUseProgram(0);
+}
+
+void SceneRenderer::uploadDroplets(const FrameSnapshot& f) {
+    // Spray: particles with fewer than 3 others within 2.6 r (a one-particle sheet has ~6). The
+    // surface mesh leaves them out; drawn as drops they keep splashes and jets visible.
+    dropletScratch_.clear();
+    const float h = 2.6f * particleRadius_, h2 = h * h;
+    if (h > 0.0f && !f.positions.empty()) {
+        std::unordered_map<uint64_t, std::vector<uint32_t>> cells;
+        auto key = [&](int x, int y, int z) {
+            return (uint64_t(uint32_t(x) & 0x1fffff) << 42) | (uint64_t(uint32_t(y) & 0x1fffff) << 21) |
+                   uint64_t(uint32_t(z) & 0x1fffff);
+        };
+        auto cellOf = [&](const Vec3f& p) {
+            return std::array<int, 3>{int(std::floor(p.x() / h)), int(std::floor(p.y() / h)),
+                                      int(std::floor(p.z() / h))};
+        };
+        for (uint32_t i = 0; i < f.positions.size(); ++i) {
+            const auto c = cellOf(f.positions[i]);
+            cells[key(c[0], c[1], c[2])].push_back(i);
+        }
+        for (uint32_t i = 0; i < f.positions.size(); ++i) {
+            const Vec3f& p = f.positions[i];
+            const auto c = cellOf(p);
+            int near = 0;
+            for (int dx = -1; dx <= 1 && near < 3; ++dx)
+                for (int dy = -1; dy <= 1 && near < 3; ++dy)
+                    for (int dz = -1; dz <= 1 && near < 3; ++dz) {
+                        auto it = cells.find(key(c[0] + dx, c[1] + dy, c[2] + dz));
+                        if (it == cells.end())
+                            continue;
+                        for (uint32_t j : it->second)
+                            if (j != i && (f.positions[j] - p).squaredNorm() < h2 && ++near >= 3)
+                                break;
+                    }
+            if (near < 3)
+                dropletScratch_.push_back(p);
+        }
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, dropletPosVbo_);
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(dropletScratch_.size() * sizeof(Vec3f)), dropletScratch_.data(),
+                 GL_STREAM_DRAW);
+    dropletCount_ = int(dropletScratch_.size());
+    dropletFrame_ = &f;
+}
+
+void SceneRenderer::copyBehind(int fbWidth, int fbHeight) {
+    GLint previousFbo = 0;
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &previousFbo);
+    if (fbWidth != behindW_ || fbHeight != behindH_) {
+        glBindTexture(GL_TEXTURE_2D, behindTex_);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, fbWidth, fbHeight, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+        glBindTexture(GL_TEXTURE_2D, 0);
+        glBindFramebuffer(GL_FRAMEBUFFER, behindFbo_);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, behindTex_, 0);
+        behindW_ = fbWidth;
+        behindH_ = fbHeight;
+    }
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(previousFbo));
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, behindFbo_);
+    glBlitFramebuffer(0, 0, fbWidth, fbHeight, 0, 0, fbWidth, fbHeight, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_FRAMEBUFFER, GLuint(previousFbo));
 }
 
 OctreeFilter SceneRenderer::octreeFilter(const RenderSettings& st) {
@@ -526,6 +614,7 @@ void SceneRenderer::drawSkyAndFloor(const OrbitCamera& camera) {
         glActiveTexture(GL_TEXTURE0);
         glBindTexture(GL_TEXTURE_2D, shadowTex_);
         p->setUniformValue("shadow", 0);
+        p->setUniformValue("shadowStrength", shadowStrength_);
         glBindVertexArray(floorVao_);
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     }
@@ -561,7 +650,14 @@ unsigned SceneRenderer::drawThickness(const OrbitCamera& camera, int fbWidth, in
         thicknessPaints_ = 0;
     }
     const size_t current = size_t(thicknessPaints_ % 3), previous = size_t((thicknessPaints_ + 2) % 3);
-    const bool usePrevious = !exactRender_ && thicknessPaints_ > 0;
+    // The previous paint's thickness only when it is of this very surface: after a scene switch
+    // or a new mesh while paused (one paint), an older one tinted the new water wrongly (nearly
+    // invisible, or a slab where the old water was) until the next frame.
+    // While paused (exactThickness_) every paint is exact: it is the only paint of that frame.
+    const bool usePrevious = !exactRender_ && thicknessPaints_ > 0 &&
+                             (!exactThickness_ || (uploadedSurfaceSerial_ != 0 &&
+                                                   thicknessSerial_[previous] == uploadedSurfaceSerial_));
+    thicknessSerial_[current] = uploadedSurfaceSerial_;
     ++thicknessPaints_;
     glBindFramebuffer(GL_FRAMEBUFFER, thicknessFbo_[current]);
     glViewport(0, 0, tw, th);
@@ -607,7 +703,7 @@ void SceneRenderer::drawWater(const OrbitCamera& camera, int fbWidth, int fbHeig
     glDrawElements(GL_TRIANGLES, surfaceMesh_.indexCount, GL_UNSIGNED_INT, nullptr);
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
 
-    // 3. Shading with dual-source blending: dst = emitted + dst * transmittance.
+    // 3. Shading: reflection, the refracted scene behind (copyBehind) and absorption in one colour.
     QOpenGLShaderProgram* p = waterProgram_.get();
     p->bind();
     glUniformMatrix4fv(p->uniformLocation("model"), 1, GL_FALSE, glm::value_ptr(model));
@@ -622,21 +718,31 @@ void SceneRenderer::drawWater(const OrbitCamera& camera, int fbWidth, int fbHeig
     float extent = 1.0f;
     if (frame_ && !frame_->domain.empty())
         extent = std::max((frame_->domain.max - frame_->domain.min).maxCoeff(), 1e-3f);
-    const glm::vec3 sigma = glm::vec3(3.2f, 1.15f, 0.55f) / extent;
+    const glm::vec3 sigma = glm::vec3(10.0f, 3.4f, 1.7f) / extent;
     p->setUniformValue("absorption", sigma.x, sigma.y, sigma.z);
-    p->setUniformValue("deepColor", 0.02f, 0.22f, 0.33f);
+    p->setUniformValue("deepColor", 0.03f, 0.30f, 0.46f);
     p->setUniformValue("viewportSize", float(fbWidth), float(fbHeight));
+    // Thin sheets, jets and the drop's splash stay visible: never thinner than ~3 particle radii.
+    p->setUniformValue("minThickness", 3.0f * particleRadius_);
+    p->setUniformValue("refraction", 0.1f / extent);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, behindTex_);
+    p->setUniformValue("behind", 1);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, thicknessTex);
     p->setUniformValue("thickness", 0);
     glDepthFunc(GL_LEQUAL);
     glDepthMask(GL_FALSE);
-    glBlendFunc(GL_ONE, GL_SRC1_COLOR);
+    glDisable(GL_BLEND);
     glDrawElements(GL_TRIANGLES, surfaceMesh_.indexCount, GL_UNSIGNED_INT, nullptr);
+    glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glDepthMask(GL_TRUE);
     glDepthFunc(GL_LESS);
     glDisable(GL_CULL_FACE);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, 0);
 }
 

@@ -49,9 +49,14 @@ public:
     /// (and paints again while octreePending()) and the previous paint's thickness, so software GL
     /// never stalls on a texture it is still rasterising.
     void setExactRender(bool exact) { exactRender_ = exact; }
+    /// The live view while paused: tint by this paint's thickness unless the previous paint's is of
+    /// the same surface (a paused frame gets one paint; a stale thickness showed the wrong water).
+    void setExactThickness(bool exact) { exactThickness_ = exact; }
     /// The octree outlines shown are not the newest wanted yet (a build runs in the background).
     bool octreePending() const { return octreeOutlines_.busy(); }
 
+    /// Spray droplets drawn in the last water paint (tests).
+    int dropletCount() const { return dropletCount_; }
     /// How often each buffer was uploaded (tests check that unchanged data is not re-sent).
     struct UploadCounters {
         int positions = 0, colors = 0, sorts = 0, boundary = 0, surfaceMesh = 0, bodyMeshes = 0, octree = 0,
@@ -89,6 +94,10 @@ private:
     /// returns the texture the water pass samples (see setExactRender).
     unsigned drawThickness(const OrbitCamera& camera, int fbWidth, int fbHeight);
     void drawWater(const OrbitCamera& camera, int fbWidth, int fbHeight, unsigned thicknessTex);
+    /// Copies the opaque scene drawn so far (the colour buffer) into behindTex_ for refraction.
+    void copyBehind(int fbWidth, int fbHeight);
+    /// Spray: fluid particles the surface leaves out (isolated, λmin < 0.4), as droplets.
+    void uploadDroplets(const FrameSnapshot& frame);
     static OctreeFilter octreeFilter(const RenderSettings& settings);
     /// Asks for the outlines of the current frame and filter; uploads finished ones (true).
     bool syncOctree(const OctreeFilter& filter);
@@ -99,16 +108,25 @@ private:
         thicknessProgram_;
     unsigned octreeVao_ = 0, octreeEdgeVbo_ = 0, emptyVao_ = 0, floorVao_ = 0;
     unsigned shadowTex_ = 0;
+    unsigned behindTex_ = 0, behindFbo_ = 0; ///< the opaque scene behind the water (refraction)
+    int behindW_ = 0, behindH_ = 0;
+    unsigned dropletVao_ = 0, dropletPosVbo_ = 0;
+    int dropletCount_ = 0;
+    float shadowStrength_ = 1.0f;
+    const FrameSnapshot* dropletFrame_ = nullptr;
+    std::vector<Vec3f> dropletScratch_;
     // Thickness ring: paint k draws into k % 3 and samples (k - 1) % 3, which no pending paint
     // reads or writes any more (two would make paint k write what paint k - 1 still samples).
     std::array<unsigned, 3> thicknessTex_{}, thicknessFbo_{};
-    int thicknessPaints_ = 0; ///< since the textures were (re)sized
+    int thicknessPaints_ = 0;                   ///< since the textures were (re)sized
+    std::array<uint64_t, 3> thicknessSerial_{}; ///< surface serial each thickness texture was drawn for
     int octreeCount_ = 0, thicknessW_ = 0, thicknessH_ = 0;
     std::pair<int, int> octreeDepthRange_{0, 0};
     OctreeFilter octreeFilter_;                 ///< the filter last asked for
     std::vector<OctreeEdgeVertex> octreeEdges_; ///< what the octree buffer holds
     OctreeOutlineBuilder octreeOutlines_;
     bool exactRender_ = false;
+    bool exactThickness_ = false;
     std::vector<float> shadowScratch_;
     const FrameSnapshot* shadowFrame_ = nullptr;
     int highlightedBody_ = -1;

@@ -8,6 +8,7 @@ uniform float tile;        // tile edge (m)
 uniform vec2 domainMinXZ;
 uniform vec2 domainMaxXZ;
 uniform sampler2D shadow;  // 0..1 column density over the domain footprint
+uniform float shadowStrength; // 1 under a drawn water surface, 0 without one (no dark puddle)
 out vec4 fragColor;
 
 const vec3 kSunDirWorld = normalize(vec3(0.45, 0.75, 0.5));
@@ -18,7 +19,7 @@ void main() {
     vec3 base = mix(vec3(0.80, 0.78, 0.72), vec3(0.70, 0.69, 0.64), checker);
     vec2 uv = (vWorld.xz - domainMinXZ) / (domainMaxXZ - domainMinXZ);
     float inside = step(0.0, uv.x) * step(uv.x, 1.0) * step(0.0, uv.y) * step(uv.y, 1.0);
-    float column = inside * texture(shadow, clamp(uv, 0.0, 1.0)).r;
+    float column = shadowStrength * inside * texture(shadow, clamp(uv, 0.0, 1.0)).r;
     vec3 lit = base * (0.55 + 0.45 * kSunDirWorld.y) * mix(vec3(1.0), vec3(0.35, 0.55, 0.65), column);
     // Fade far tiles into the sky's horizon colour (a constant: software GL pays per pow()).
     float r = length(vWorld.xz - center.xz) / extent;

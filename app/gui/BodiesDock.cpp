@@ -2,6 +2,7 @@
 
 #include "render/Geometry.h"
 
+#include <QDateTime>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -68,9 +69,11 @@ BodiesDock::BodiesDock(SimulationWorker* worker, ViewportWidget* viewport, QWidg
 
     auto* tools = new QGroupBox("Mouse tools", this);
     auto* toolForm = new QFormLayout(tools);
-    dragResponse_ = spin(tools, "dragResponse", 0.01, 1.0, 0.04, 3, " s",
-                         "Drag spring response time (critically damped): shorter is stiffer");
-    toolForm->addRow("Drag response", dragResponse_);
+    dragResponse_ = spin(tools, "dragResponse", 0.05, 3.0, 0.2, 2, " s",
+                         "Drag response in wall-clock time: a dragged body closes most of the gap to the "
+                         "cursor within about 5 of these, however slowly the simulation runs (its "
+                         "simulated response is this times the real-time factor)");
+    toolForm->addRow("Drag response (wall)", dragResponse_);
     stirRadius_ = spin(tools, "stirRadius", 0.005, 1.0, 0.1, 3, " m",
                        "Fluid within this distance of the cursor ray is pushed");
     toolForm->addRow("Stir radius", stirRadius_);
@@ -116,7 +119,7 @@ void BodiesDock::showFrame(const PublishedFrame& frame) {
                                                  .arg(b.kinematic ? ", kinematic" : ""),
                                              list_);
             QPixmap swatch(12, 12);
-            const glm::vec3 c = b.kinematic ? glm::vec3(0.6f, 0.6f, 0.65f) : render::bodyColor(int(i));
+            const glm::vec3 c = b.kinematic ? glm::vec3(0.6f, 0.6f, 0.65f) : render::bodyColor(b.id);
             swatch.fill(QColor::fromRgbF(c.r, c.g, c.b));
             item->setIcon(QIcon(swatch));
             item->setData(Qt::UserRole, b.id);
@@ -147,7 +150,13 @@ void BodiesDock::addBody(const std::string& shape) {
     WorkerCommand c;
     c.type = WorkerCommand::Type::AddBody;
     c.text = shape;
-    c.a = viewport_->spawnPoint(size);
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    std::erase_if(pending_, [&](const Pending& p) { return now - p.askedMs > 4000; });
+    std::vector<std::pair<Vec3f, float>> pending;
+    for (const Pending& p : pending_)
+        pending.push_back({p.centre, p.size});
+    c.a = viewport_->spawnPoint(size, pending); // clear of the bodies there and of those on their way
+    pending_.push_back({c.a, size, now});
     c.value = size;
     c.value2 = density_->value();
     worker_->post(c);

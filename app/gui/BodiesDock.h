@@ -20,8 +20,11 @@ public:
 
     /// Refreshes the list (only when the set of bodies changed, so the selection stays).
     void showFrame(const PublishedFrame& frame);
-    /// Drag spring response time (s) the drag tool asks for.
+    /// Drag response in wall-clock seconds the drag tool asks for (the worker scales it by the
+    /// real-time factor into the spring's simulated response time).
     double dragResponseTime() const;
+    /// Adds a built-in shape ("box", "sphere", "cylinder", "armadillo") like its button does.
+    void addBody(const std::string& shape);
     /// Stir defaults scaled to the scene: radius 1/8 of the container's smallest extent.
     void adaptToScene(const Aabb& domain);
 
@@ -30,7 +33,6 @@ signals:
     void notice(const QString& message);
 
 private:
-    void addBody(const std::string& shape);
     void deleteSelected();
 
     SimulationWorker* worker_;
@@ -41,6 +43,12 @@ private:
     QDoubleSpinBox *dragResponse_ = nullptr, *stirRadius_ = nullptr, *stirStrength_ = nullptr;
     std::vector<QPushButton*> addButtons_;
     QPushButton* deleteButton_ = nullptr;
+    struct Pending {
+        Vec3f centre;
+        float size;
+        qint64 askedMs;
+    };
+    std::vector<Pending> pending_; ///< bodies asked for that no frame shows yet (kept apart)
 };
 
 } // namespace octo::app

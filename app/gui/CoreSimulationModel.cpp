@@ -44,6 +44,8 @@ public:
     FrameSnapshotPtr snapshot() const override { return sim_->snapshot(); }
     double time() const override { return sim_->time(); }
     uint64_t stepCount() const override { return sim_->stepCount(); }
+    bool frameEnded() const override { return sim_->frameEnded(); }
+    double frameDuration() const override { return sim_->frameDuration(); }
     std::string healthProblem() const override {
         if (!sim_->status().empty())
             return sim_->status();

@@ -15,6 +15,8 @@ struct PlacedLabel {
 
 /// A label of `label` size for the point `anchor`: up and to the right of it; to its left near the
 /// view's right edge, below it near the top edge; moved up or down off the rectangles in `placed`.
-PlacedLabel placeLabel(QPointF anchor, QSizeF label, QSize view, const std::vector<QRectF>& placed);
+/// `clearance`: the object's radius on screen; the label starts beyond it.
+PlacedLabel placeLabel(QPointF anchor, QSizeF label, QSize view, const std::vector<QRectF>& placed,
+                       qreal clearance = 0.0);
 
 } // namespace octo::app

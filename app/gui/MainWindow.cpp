@@ -133,7 +133,21 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     capture_ = new ScriptedCapture(worker_, viewport_, this);
     connect(capture_, &ScriptedCapture::finished, this, &MainWindow::captureFinished);
     viewport_->setObjectName("viewport");
-    setCentralWidget(viewport_);
+    // Problems (a scene file's line:column error, a blow-up) go in a wrapped banner above the view:
+    // in the status bar, beside the rates, they were cut off ("JSON synta").
+    auto* central = new QWidget(this);
+    auto* column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    problemBanner_ = new QWidget(central);
+    problemBanner_->setObjectName("problemBanner");
+    problemBanner_->setStyleSheet("#problemBanner { background: #3a1e1e; }");
+    auto* bannerRow = new QHBoxLayout(problemBanner_);
+    bannerRow->setContentsMargins(8, 4, 8, 4);
+    column->addWidget(problemBanner_);
+    column->addWidget(viewport_, 1);
+    problemBanner_->setVisible(false);
+    setCentralWidget(central);
 
     buildActions();
     buildDocks();
@@ -184,7 +198,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         c.type = WorkerCommand::Type::BeginDrag;
         c.id = id;
         c.a = p;
-        c.value = bodiesDock_->dragResponseTime();
+        // The response is in wall time: the worker scales it by the real-time factor every step.
+        worker_->setDragWallResponse(bodiesDock_->dragResponseTime());
         worker_->post(c);
     });
     connect(viewport_, &ViewportWidget::dragMoved, this, [this](const Vec3f& p) {
@@ -360,6 +375,18 @@ void MainWindow::buildActions() {
     bar->addAction(actOctreeOverlay_);
     bar->addAction(actMeshOverlay_);
     bar->addAction(actDiagnostic_);
+    // Short words on the toolbar (the menus keep the full names, the tooltips say the rest).
+    const std::pair<QAction*, const char*> shortNames[] = {{actPlay_, "Play"},
+                                                           {actStep_, "Step"},
+                                                           {actReset_, "Reset"},
+                                                           {actSurfaceOverlay_, "Surface pts"},
+                                                           {actOctreeOverlay_, "Octree"},
+                                                           {actMeshOverlay_, "Mesh"},
+                                                           {actDiagnostic_, "Diagnostic"}};
+    for (auto [a, name] : shortNames) {
+        a->setToolTip(QString(a->text()).remove('&') + " (" + a->shortcut().toString() + ")");
+        a->setIconText(name);
+    }
 }
 
 void MainWindow::buildHelpMenu() {
@@ -379,7 +406,8 @@ void MainWindow::buildHelpMenu() {
             "<tr><td><b>C</b></td><td>reset the camera</td></tr>"
             "<tr><td><b>Esc</b></td><td>leave a number field (discarding what was typed)</td></tr>"
             "<tr><td colspan=2><hr></td></tr>"
-            "<tr><td><b>Left drag</b></td><td>orbit; with the drag tool: pull a body (rubber band), "
+            "<tr><td><b>Left drag</b></td><td>orbit; with the drag tool: pull a body (rubber band; it "
+            "follows in about a second of wall time; a press beside every body says \"No body here\"), "
             "with the stir tool: push the fluid inside the ring (still) or drag it along (moving)</td></tr>"
             "<tr><td><b>Right drag</b> / <b>Shift+left</b></td><td>pan</td></tr>"
             "<tr><td><b>Wheel</b></td><td>zoom (in the docks: scrolls; edits only a focused field)</td></tr>"
@@ -433,7 +461,9 @@ void MainWindow::buildDocks() {
     for (size_t i = 1; i < tabs.size(); ++i)
         tabifyDockWidget(tabs.front(), tabs[i]);
     tabs.front()->raise();
-    resizeDocks({sceneDock, tabs.front()}, {200, 560}, Qt::Vertical);
+    // The Scene dock tall enough for all of its rows (Restore defaults was half hidden).
+    const int sceneHeight = sceneDock->widget()->findChild<QWidget*>("panel_Scene")->sizeHint().height() + 40;
+    resizeDocks({sceneDock, tabs.front()}, {sceneHeight, 760 - sceneHeight}, Qt::Vertical);
 
     overlayPanel_ = new OverlayPanel(this);
     overlayPanel_->setSettings(viewport_->settings());
@@ -442,7 +472,6 @@ void MainWindow::buildDocks() {
     statsPanel_ = new StatsPanel(this);
     QDockWidget* stats = makeDock(this, "Statistics", statsPanel_, Qt::RightDockWidgetArea);
     recordingDock_ = new RecordingDock(recorder_, viewport_, worker_, this);
-    recordingDock_->setOfferEncoding(options_.persistSettings);
     connect(recordingDock_, &RecordingDock::problem, this, [this](const QString& m) { showProblem(m); });
     connect(recordingDock_, &RecordingDock::started, this, [this](const QString& folder) {
         if (options_.persistSettings)
@@ -452,7 +481,10 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(stats, record);
     stats->raise();
     resizeDocks({overlays, stats}, {360, 390}, Qt::Vertical);
-    resizeDocks({sceneDock, overlays}, {320, 300}, Qt::Horizontal);
+    resizeDocks({sceneDock, overlays}, {300, 280}, Qt::Horizontal);
+    leftDock_ = sceneDock;
+    rightDock_ = overlays;
+    parameterDock_ = tabs.front();
     syncViewActions();
 }
 
@@ -468,8 +500,13 @@ QWidget* MainWindow::buildSceneDock() {
     form->addRow("Scene", sceneCombo_);
     connect(sceneCombo_, &QComboBox::activated, this,
             [this](int i) { loadScene(sceneCombo_->itemData(i).toString().toStdString()); });
+    // Combos sized by a few characters, not their longest entry: the dock stays narrow at 900 px.
+    sceneCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    sceneCombo_->setMinimumContentsLength(10);
     presetCombo_ = new QComboBox(w);
     presetCombo_->setObjectName("presetCombo");
+    presetCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    presetCombo_->setMinimumContentsLength(10);
     for (const char* label : presetLabels)
         presetCombo_->addItem(QString::fromUtf8(label));
     presetCombo_->setToolTip("Resolution: Interactive runs live on 2 cores; Paper uses the scene file's "
@@ -498,7 +535,6 @@ QWidget* MainWindow::buildSceneDock() {
     sceneInfo_ = new QLabel(w);
     sceneInfo_->setObjectName("sceneInfo");
     sceneInfo_->setWordWrap(true);
-    form->addRow(sceneInfo_);
     auto* reset = new QPushButton("Reset", w);
     reset->setToolTip("Restart the scene from its initial state (R)");
     connect(reset, &QPushButton::clicked, actReset_, &QAction::trigger);
@@ -518,19 +554,27 @@ QWidget* MainWindow::buildSceneDock() {
     row->addWidget(open);
     form->addRow(row);
     form->addRow(defaults);
+    // Last: the scene's size and description may be long; the buttons above stay in view.
+    form->addRow(sceneInfo_);
     return w;
 }
 
 void MainWindow::buildStatusBar() {
-    problemLabel_ = new QLabel(this);
+    problemLabel_ = new QLabel(problemBanner_);
     problemLabel_->setObjectName("problemLabel");
-    problemLabel_->setStyleSheet("color: #ff6060; font-weight: bold;");
-    problemReset_ = new QPushButton("Reset", this);
+    problemLabel_->setStyleSheet("color: #ff8080; font-weight: bold;");
+    problemLabel_->setWordWrap(true); // the whole message, however long
+    problemLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    problemReset_ = new QPushButton("Reset", problemBanner_);
     problemReset_->setObjectName("problemReset");
     problemReset_->setVisible(false);
     connect(problemReset_, &QPushButton::clicked, actReset_, &QAction::trigger);
-    statusBar()->addWidget(problemLabel_, 1);
-    statusBar()->addWidget(problemReset_);
+    auto* dismiss = new QPushButton("Dismiss", problemBanner_);
+    connect(dismiss, &QPushButton::clicked, this, [this] { problemBanner_->setVisible(false); });
+    auto* row = static_cast<QHBoxLayout*>(problemBanner_->layout());
+    row->addWidget(problemLabel_, 1);
+    row->addWidget(problemReset_);
+    row->addWidget(dismiss);
     for (QLabel** l : {&timeLabel_, &countsLabel_, &stepsLabel_, &fpsLabel_}) {
         *l = new QLabel(this);
         statusBar()->addPermanentWidget(*l);
@@ -629,7 +673,11 @@ void MainWindow::loadScene(const std::string& scene) {
 
 void MainWindow::postLoad(const std::string& scene, const std::vector<std::string>& overrides) {
     requestedScene_ = scene;
+    // A scene switch keeps the play state: playing goes on playing, paused stays paused.
+    const bool playing = worker_->isPlaying();
     worker_->loadScene(scene, overrides);
+    if (playing)
+        worker_->play();
     for (const auto& o : overrides)
         if (o.rfind("particleRadius=", 0) == 0)
             requestedRadius_ = std::stod(o.substr(15));
@@ -712,10 +760,14 @@ void MainWindow::onParameterEdited(const QString& name, double value) {
         const double r =
             frame ? frame->parameters.get("particleRadius") : findParameter("particleRadius")->defaultValue;
         if (value > 2.0 * r / std::sqrt(3.0))
-            showNotice(QString("Leaf edge L = %1 m > 2r/sqrt(3) = %2 m: thin sheets may show holes")
-                           .arg(value)
-                           .arg(2.0 * r / std::sqrt(3.0)),
+            showNotice(QString("Leaf edge L = %1 mm > 2r/sqrt(3) = %2 mm: thin sheets may show holes")
+                           .arg(value * 1000.0, 0, 'f', 2)
+                           .arg(2.0 * r / std::sqrt(3.0) * 1000.0, 0, 'f', 2),
                        8000);
+        else if (statusBar()->currentMessage().startsWith("Leaf edge L"))
+            statusBar()->clearMessage(); // the warning no longer holds: do not leave it standing
+    } else if (name == "leafSize" && statusBar()->currentMessage().startsWith("Leaf edge L")) {
+        statusBar()->clearMessage(); // back to automatic: nothing to warn about
     }
 }
 
@@ -744,6 +796,7 @@ QImage MainWindow::grabWindow() {
 }
 
 void MainWindow::poll() {
+    recordingDock_->pump(); // recorded frames first: the simulation waits for them
     PublishedFramePtr frame = worker_->latestFrame();
     if (frame && frame->serial != shownSerial_)
         present(frame);
@@ -773,17 +826,24 @@ void MainWindow::present(const PublishedFramePtr& frame) {
         }
     }
     syncParameterWidgets(*frame);
-    sceneInfo_->setText(QString("%1: %2 fluid particles at r = %3 m")
+    if (sceneDescribed_ != frame->scene) {
+        // The scene's own description (its file's "description"), once per scene.
+        sceneDescribed_ = frame->scene;
+        sceneDescription_.clear();
+        try {
+            sceneDescription_ = QString::fromStdString(describeScene(frame->scene).description);
+        } catch (const std::exception&) {
+        }
+    }
+    sceneInfo_->setText(QString("%1: %2 fluid particles at r = %3 mm%4")
                             .arg(QString::fromStdString(std::filesystem::path(frame->scene).stem().string()))
                             .arg(f.positions.size())
-                            .arg(frame->parameters.get("particleRadius"), 0, 'g', 4));
+                            .arg(frame->parameters.get("particleRadius") * 1000.0, 0, 'g', 4)
+                            .arg(sceneDescription_.isEmpty() ? QString() : "\n" + sceneDescription_));
     {
         const QSignalBlocker b(actPlay_);
         actPlay_->setChecked(frame->playing);
     }
-    stepsLabel_->setText(QString("%1 steps/s | %2\u00d7 real time")
-                             .arg(frame->stepsPerSecond, 0, 'f', 1)
-                             .arg(frame->realTimeFactor, 0, 'g', 2));
     size_t surface = 0;
     for (uint8_t s : f.surfaceFlag)
         surface += s;
@@ -797,13 +857,15 @@ void MainWindow::present(const PublishedFramePtr& frame) {
     if (now - lastStatsMs_ > 150 ||
         !frame->playing) { // a table refresh per frame would cost more than the paint
         statsPanel_->update(f, frame->stepsPerSecond, frame->lastStepMs, frame->realTimeFactor);
+        // The status bar shows the very numbers the Statistics dock shows, refreshed together.
+        stepsLabel_->setText(QString("%1 steps/s | %2\u00d7 real time")
+                                 .arg(frame->stepsPerSecond, 0, 'f', 1)
+                                 .arg(frame->realTimeFactor, 0, 'g', 2));
         lastStatsMs_ = now;
     }
     bodiesDock_->showFrame(*frame);
     if (!f.status.empty() && lastProblem_.isEmpty())
         showProblem(QString::fromStdString(f.status), true);
-    if (recorder_->isRecording())
-        recordingDock_->recordFrame();
     emit framePresented(frame->serial);
 }
 
@@ -812,6 +874,7 @@ void MainWindow::showProblem(const QString& message, bool offerReset) {
     problemLabel_->setText(message);
     problemLabel_->setToolTip(message);
     problemReset_->setVisible(offerReset); // only a broken simulation is fixed by a reset
+    problemBanner_->setVisible(true);
     qWarning("octofluid: %s", qPrintable(message));
 }
 
@@ -819,6 +882,14 @@ void MainWindow::showNotice(const QString& message, int ms) {
     lastNotice_ = message;
     statusBar()->showMessage(message, ms);
     emit noticeShown(message);
+}
+
+QString MainWindow::sceneInfoText() const {
+    return sceneInfo_->text();
+}
+
+QString MainWindow::rateText() const {
+    return stepsLabel_->text();
 }
 
 bool MainWindow::resetOffered() const {
@@ -829,10 +900,12 @@ void MainWindow::clearProblem() {
     lastProblem_.clear();
     problemLabel_->clear();
     problemReset_->setVisible(false);
+    problemBanner_->setVisible(false);
 }
 
-bool MainWindow::startRecording(const QString& folder, const QSize& size, int frames, QString* error) {
-    return recordingDock_->start(folder, size, frames, error);
+bool MainWindow::startRecording(const QString& folder, const QSize& size, int frames, QString* error,
+                                FrameRecorder::ExistingFolder existing) {
+    return recordingDock_->start(folder, size, frames, error, existing);
 }
 
 void MainWindow::stopRecording() {
@@ -846,6 +919,32 @@ QString MainWindow::recordingStatus() const {
 void MainWindow::startCapture(const QString& file, int frames, double frameSeconds, QSize size,
                               double timeoutSeconds) {
     capture_->start(file, frames, frameSeconds, size, timeoutSeconds);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* e) {
+    QMainWindow::resizeEvent(e);
+    // A small window gives the view at least about half its width: the docks shrink with it
+    // (their contents scroll) instead of leaving a 320 px view at 900 x 600.
+    if (!leftDock_ || !rightDock_ || !isVisible())
+        return;
+    const int w = width();
+    if (viewport_->width() < w / 2 && leftDock_->isVisible() && !leftDock_->isFloating() &&
+        rightDock_->isVisible() && !rightDock_->isFloating())
+        resizeDocks({leftDock_, rightDock_}, {w * 27 / 100, w * 18 / 100}, Qt::Horizontal);
+    // The Scene dock keeps room for all of its rows (Restore defaults included), up to 55 %.
+    auto* scene = leftDock_->findChild<QWidget*>("panel_Scene");
+    if (scene && parameterDock_ && !leftDock_->isFloating() && !parameterDock_->isFloating()) {
+        const int wanted = std::min(scene->sizeHint().height() + 36, height() * 55 / 100);
+        if (leftDock_->height() < wanted)
+            resizeDocks({leftDock_, parameterDock_}, {wanted, std::max(height() - wanted - 120, 100)},
+                        Qt::Vertical);
+    }
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+    QMainWindow::showEvent(e);
+    QResizeEvent resize(size(), size());
+    resizeEvent(&resize);
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {

@@ -62,8 +62,14 @@ public:
     void setRenderSettings(const render::RenderSettings& settings);
     /// Repaint on every poll tick even without a new frame (GUI frame-rate benchmark).
     void setContinuousRepaint(bool on) { continuousRepaint_ = on; }
-    /// Last problem shown in the status bar (blow-up, scene error, recording failure).
+    /// The banner above the viewport that shows a problem in full (word-wrapped).
+    QLabel* problemLabel() const { return problemLabel_; }
+    /// Last problem shown in the banner (blow-up, scene error, recording failure).
     QString lastProblem() const { return lastProblem_; }
+    /// The Scene dock's line about the running scene (name, size, its description).
+    QString sceneInfoText() const;
+    /// The status bar's rates ("12.3 steps/s | 0.31x real time").
+    QString rateText() const;
     /// Last notice (a value clamped or refused, saved settings applied ...).
     QString lastNotice() const { return lastNotice_; }
     /// True when the status bar offers "Reset" (only after a blow-up, never for other problems).
@@ -97,7 +103,8 @@ public:
                       double timeoutSeconds = 0.0);
 
     /// Starts / stops recording with the Recording dock's settings (tests drive these too).
-    bool startRecording(const QString& folder, const QSize& size, int frames, QString* error = nullptr);
+    bool startRecording(const QString& folder, const QSize& size, int frames, QString* error = nullptr,
+                        FrameRecorder::ExistingFolder existing = FrameRecorder::ExistingFolder::NewTake);
     void stopRecording();
     /// Text of the Recording dock's status line.
     QString recordingStatus() const;
@@ -109,6 +116,8 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
+    void showEvent(QShowEvent* e) override;
 
 private:
     void buildActions();
@@ -154,12 +163,16 @@ private:
     QAction *actParticlesOverlay_ = nullptr, *actBoundaryOverlay_ = nullptr, *actDiagnostic_ = nullptr;
     std::vector<QAction*> toolActions_;
     QLabel *fpsLabel_ = nullptr, *stepsLabel_ = nullptr, *countsLabel_ = nullptr, *timeLabel_ = nullptr;
+    class QDockWidget *leftDock_ = nullptr, *rightDock_ = nullptr, *parameterDock_ = nullptr;
     QLabel* problemLabel_ = nullptr;
+    QWidget* problemBanner_ = nullptr;
     QPushButton* problemReset_ = nullptr;
     QComboBox* sceneCombo_ = nullptr;
     QComboBox* presetCombo_ = nullptr;
     QDoubleSpinBox* sceneRadius_ = nullptr;
     QLabel* sceneInfo_ = nullptr;
+    std::string sceneDescribed_; ///< scene whose description sceneDescription_ holds
+    QString sceneDescription_;
 
     class ScriptedCapture* capture_ = nullptr;
 };

@@ -46,7 +46,19 @@ private:
 using RangeDoubleSpin = RangeSpinBox<QDoubleSpinBox, double>;
 using RangeSpin = RangeSpinBox<QSpinBox, int>;
 
+/// Lengths are shown in millimetres (r = 12.6 mm, L = 14.5 mm): metres with two decimals turned
+/// 0.015 into 0.01 and 14.5 mm into "0.00 m".
+double displayScale(const ParameterInfo& p) {
+    return p.unit == "m" ? 1000.0 : 1.0;
+}
+
 int decimalsFor(const ParameterInfo& p) {
+    if (displayScale(p) != 1.0) {
+        // In mm: at least 0.01 mm, and as fine as the metre display was (r: 1 um).
+        ParameterInfo metres = p;
+        metres.unit = "";
+        return std::max(2, decimalsFor(metres) - 3);
+    }
     // Enough digits to show the smallest non-zero bound or default, e.g. dt min = 1e-7 s.
     double smallest = 1.0;
     for (double v : {p.minValue, p.maxValue, p.defaultValue})
@@ -84,14 +96,18 @@ ParameterPanel::ParameterPanel(const QString& group, QWidget* parent) : QWidget(
             editors_[p.name] = slider;
             editor = box;
         } else if (p.kind == K::Real) {
-            auto* spin = new RangeDoubleSpin(p.minValue, p.maxValue, this);
+            const double scale = displayScale(p);
+            auto* spin = new RangeDoubleSpin(p.minValue * scale, p.maxValue * scale, this);
             spin->setDecimals(decimalsFor(p));
-            spin->setSingleStep((p.maxValue - p.minValue) / 100.0);
+            spin->setSingleStep(scale != 1.0 ? 0.5 : (p.maxValue - p.minValue) / 100.0);
             spin->setKeyboardTracking(false); // emit on Enter / focus-out, not per keystroke
-            if (!p.unit.empty() && p.unit != "1")
+            if (scale != 1.0)
+                spin->setSuffix(" mm");
+            else if (!p.unit.empty() && p.unit != "1")
                 spin->setSuffix(" " + QString::fromStdString(p.unit));
-            connect(spin, &QDoubleSpinBox::valueChanged, this,
-                    [this, name, p, spin](double v) { emit parameterEdited(name, checked(p, v, spin)); });
+            connect(spin, &QDoubleSpinBox::valueChanged, this, [this, name, p, spin, scale](double v) {
+                emit parameterEdited(name, checked(p, v / scale, spin));
+            });
             editor = spin;
         } else if (p.kind == K::Integer) {
             auto* spin = new RangeSpin(int(p.minValue), int(p.maxValue), this);
@@ -132,7 +148,7 @@ double ParameterPanel::checked(const ParameterInfo& p, double typed, QWidget* ed
     // Show the value the solver gets, and say why it is not what was typed.
     const QSignalBlocker block(editor);
     if (auto* d = qobject_cast<QDoubleSpinBox*>(editor))
-        d->setValue(value);
+        d->setValue(value * displayScale(p));
     else if (auto* i = qobject_cast<QSpinBox*>(editor))
         i->setValue(int(value));
     emit valueAdjusted(QString::fromStdString(p.name),
@@ -166,7 +182,7 @@ void ParameterPanel::showValue(const ParameterInfo& p, double value) {
         if (auto* label = slider->parentWidget()->findChild<QLabel*>())
             label->setText(QString::number(value, 'f', 3));
     } else if (auto* dspin = qobject_cast<QDoubleSpinBox*>(w)) {
-        dspin->setValue(value);
+        dspin->setValue(value * displayScale(p));
     } else if (auto* spin = qobject_cast<QSpinBox*>(w)) {
         spin->setValue(int(value));
     } else if (auto* check = qobject_cast<QCheckBox*>(w)) {
@@ -183,6 +199,12 @@ void ParameterPanel::setValues(const ParameterSet& values) {
         if (it != editors_.end() && !it->second->hasFocus())
             showValue(p, values.get(p.name));
     }
+    // L = 0 is automatic (2r/sqrt(3)): say which edge that is, in the field itself.
+    if (auto* leaf = qobject_cast<QDoubleSpinBox*>(editorFor("leafSize"))) {
+        const double automatic = 2.0 * values.get("particleRadius") / std::sqrt(3.0) * 1000.0;
+        leaf->setSuffix(values.get("leafSize") == 0.0 ? QString(" mm (auto: %1 mm)").arg(automatic, 0, 'f', 2)
+                                                      : QString(" mm"));
+    }
 }
 
 void ParameterPanel::editValue(const std::string& name, double value) {
@@ -194,7 +216,7 @@ void ParameterPanel::editValue(const std::string& name, double value) {
         slider->setValue(
             int(std::lround((value - p->minValue) / (p->maxValue - p->minValue) * kSliderSteps)));
     else if (auto* dspin = qobject_cast<QDoubleSpinBox*>(w))
-        dspin->setValue(value);
+        dspin->setValue(value * displayScale(*p));
     else if (auto* spin = qobject_cast<QSpinBox*>(w))
         spin->setValue(int(value));
     else if (auto* check = qobject_cast<QCheckBox*>(w))

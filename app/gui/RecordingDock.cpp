@@ -1,19 +1,21 @@
 #include "RecordingDock.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <algorithm>
+#include <cmath>
 
 namespace octo::app {
 
@@ -24,6 +26,8 @@ RecordingDock::RecordingDock(FrameRecorder* recorder, ViewportWidget* viewport, 
     auto* form = new QFormLayout(this);
     folder_ = new QLineEdit(QDir::home().filePath("octofluid-frames"), this);
     folder_->setObjectName("recordFolder");
+    folder_->setToolTip("A folder that holds files already gets a new numbered sibling (name-002, ...): "
+                        "a take never mixes with an older one");
     auto* browse = new QPushButton("...", this);
     browse->setMaximumWidth(32);
     connect(browse, &QPushButton::clicked, this, [this] {
@@ -49,9 +53,19 @@ RecordingDock::RecordingDock(FrameRecorder* recorder, ViewportWidget* viewport, 
     frames_ = new QSpinBox(this);
     frames_->setRange(0, 1000000);
     frames_->setSpecialValueText("until stopped");
+    frames_->setToolTip("Simulated frames to record (1 / fps of the scene each)");
     form->addRow("Frames", frames_);
+    format_ = new QComboBox(this);
+    format_->setObjectName("recordFormat");
+    format_->addItem("PNG frames");
+    format_->addItem("MP4 (ffmpeg) + PNG frames");
+    format_->setToolTip("MP4 needs ffmpeg (apt-get install ffmpeg); the PNGs are kept beside it");
+    form->addRow("Format", format_);
+    legend_ = new QCheckBox("Colour legend in the images", this);
+    legend_->setObjectName("recordLegend");
     particles_ = new QCheckBox("Particles (PLY) per frame", this);
     mesh_ = new QCheckBox("Surface mesh (OBJ) per frame", this);
+    form->addRow(legend_);
     form->addRow(particles_);
     form->addRow(mesh_);
     button_ = new QPushButton("Start recording", this);
@@ -72,20 +86,21 @@ RecordingDock::RecordingDock(FrameRecorder* recorder, ViewportWidget* viewport, 
     form->addRow(status_);
 
     connect(recorder_, &FrameRecorder::failed, this, [this](const QString& m) {
-        failed_ = true;
         const int written = recorder_->framesWritten();
-        recorder_->stop();
-        button_->setText("Start recording");
-        progress_->setVisible(false);
-        status_->setText(QString("%1 (%2 frames written before the error)").arg(m).arg(written));
-        emit problem(m);
+        fail(QString("%1 (%2 frames written before the error)").arg(m).arg(written));
     });
     connect(recorder_, &FrameRecorder::frameWritten, this, [this](int n) {
         if (!recorder_->isRecording() || failed_)
             return; // late signals of a stopped or failed recording must not overwrite its status
-        status_->setText(QString("%1 frames written to %2").arg(n).arg(recorder_->folder()));
-        if (recorder_->maxFrames() > 0)
+        status_->setText(QString("%1 frames written to %2 (t = %3 s)")
+                             .arg(n)
+                             .arg(recorder_->folder())
+                             .arg(lastTime_, 0, 'f', 3));
+        if (recorder_->maxFrames() > 0) {
             progress_->setValue(n);
+            if (n >= recorder_->maxFrames())
+                stop();
+        }
     });
 }
 
@@ -101,13 +116,41 @@ QString RecordingDock::statusText() const {
     return status_->text();
 }
 
+void RecordingDock::setFormat(Format format) {
+    format_->setCurrentIndex(int(format));
+}
+
+RecordingDock::Format RecordingDock::format() const {
+    return Format(format_->currentIndex());
+}
+
+void RecordingDock::setLegend(bool on) {
+    legend_->setChecked(on);
+}
+
+QString RecordingDock::ffmpegPath() {
+    return QStandardPaths::findExecutable("ffmpeg");
+}
+
 QString RecordingDock::exportPath(const QString& folder, const QString& what, int index, const QString& ext) {
     return QDir(folder).filePath(QString("%1_%2.%3").arg(what).arg(index, 6, 10, QChar('0')).arg(ext));
 }
 
-bool RecordingDock::start(const QString& folder, const QSize& size, int frames, QString* error) {
+bool RecordingDock::start(const QString& folder, const QSize& size, int frames, QString* error,
+                          FrameRecorder::ExistingFolder existing) {
     QString message;
-    if (!recorder_->start(folder, size, frames, &message)) {
+    bool ok = true;
+    if (encoding_) {
+        message = "the previous take is still being encoded to MP4; wait for it";
+        ok = false;
+    } else if (format() == Format::Mp4 && ffmpegPath().isEmpty()) {
+        message = "MP4 needs ffmpeg, which is not installed (apt-get install ffmpeg); choose PNG frames, "
+                  "which need nothing else";
+        ok = false;
+    } else {
+        ok = recorder_->start(folder, size, frames, &message, existing);
+    }
+    if (!ok) {
         status_->setText("Not recording: " + message);
         if (error)
             *error = message;
@@ -115,18 +158,63 @@ bool RecordingDock::start(const QString& folder, const QSize& size, int frames, 
         return false;
     }
     failed_ = false;
+    lastTime_ = -1.0;
+    if (const auto frame = worker_->latestFrame())
+        frameSeconds_ = frame->frameSeconds;
+    RecordTapOptions tap;
+    tap.maxFrames = frames;
+    tap.folder = recorder_->folder().toStdString();
+    tap.particles = particles_->isChecked();
+    tap.mesh = mesh_->isChecked();
+    worker_->openRecordTap(tap);
     folder_->setText(folder);
     button_->setText("Stop recording");
     progress_->setVisible(frames > 0);
     progress_->setRange(0, std::max(frames, 1));
     progress_->setValue(0);
-    status_->setText("Recording to " + folder);
-    emit started(folder);
+    const bool moved = QDir::cleanPath(recorder_->folder()) != QDir::cleanPath(folder);
+    status_->setText(QString("Recording every simulated frame (%1 fps of simulated time) to %2%3")
+                         .arg(1.0 / frameSeconds_, 0, 'g', 4)
+                         .arg(recorder_->folder())
+                         .arg(moved ? " (the folder asked for holds an older take)" : ""));
+    emit started(recorder_->folder());
     return true;
+}
+
+void RecordingDock::pump() {
+    if (!recorder_->isRecording() || failed_)
+        return;
+    // At most two frames per GUI tick: the view stays responsive; the simulation waits meanwhile.
+    for (int k = 0; k < 2 && recorder_->canAccept(); ++k) {
+        std::optional<RecordedFrame> recorded = worker_->takeRecordedFrame();
+        if (!recorded)
+            break;
+        const QImage image =
+            viewport_->renderRecordedFrame(recorded->frame, recorder_->frameSize(), legend_->isChecked());
+        if (image.isNull())
+            return fail("recording stopped: the frame could not be rendered off-screen (OpenGL)");
+        lastTime_ = recorded->frame->snapshot->time;
+        frameSeconds_ = recorded->frame->frameSeconds;
+        recorder_->submit(image, lastTime_);
+    }
+    if (recorder_->maxFrames() > 0 && recorder_->framesSubmitted() >= recorder_->maxFrames())
+        worker_->closeRecordTap(); // the simulation goes on at its own pace
+}
+
+void RecordingDock::fail(const QString& message) {
+    failed_ = true;
+    worker_->closeRecordTap();
+    recorder_->stop();
+    button_->setText("Start recording");
+    progress_->setVisible(false);
+    status_->setText(message);
+    emit problem(message);
+    emit done(false, message);
 }
 
 void RecordingDock::stop() {
     const bool was = recorder_->isRecording();
+    worker_->closeRecordTap();
     recorder_->stop();
     button_->setText("Start recording");
     progress_->setVisible(false);
@@ -134,49 +222,56 @@ void RecordingDock::stop() {
         finish(recorder_->framesWritten());
 }
 
-void RecordingDock::recordFrame() {
-    if (!recorder_->isRecording())
-        return;
-    const int index = recorder_->framesSubmitted();
-    const QImage image = viewport_->renderToImage(recorder_->frameSize());
-    if (!recorder_->submit(image)) {
-        if (recorder_->maxFrames() > 0 && recorder_->framesSubmitted() >= recorder_->maxFrames())
-            stop();
-        return;
-    }
-    const std::pair<QCheckBox*, std::pair<WorkerCommand::Type, QString>> exports[] = {
-        {particles_, {WorkerCommand::Type::ExportParticles, "particles.ply"}},
-        {mesh_, {WorkerCommand::Type::ExportMesh, "mesh.obj"}}};
-    for (const auto& [check, what] : exports) {
-        if (!check->isChecked())
-            continue;
-        WorkerCommand c;
-        c.type = what.first;
-        const QStringList nameExt = what.second.split('.');
-        c.text = exportPath(recorder_->folder(), nameExt[0], index, nameExt[1]).toStdString();
-        worker_->post(c);
-    }
-}
-
 void RecordingDock::finish(int frames) {
-    status_->setText(QString("Recorded %1 frames to %2").arg(frames).arg(recorder_->folder()));
-    const QString ffmpeg = QStandardPaths::findExecutable("ffmpeg");
-    if (ffmpeg.isEmpty() || frames < 2 || !offerEncoding_ || !isVisible() ||
-        qEnvironmentVariableIsSet("OCTO_NO_DIALOGS"))
+    const QString folder = recorder_->folder();
+    const QString summary =
+        QString("Recorded %1 frames (%2 fps of simulated time) to %3, times in frames.csv")
+            .arg(frames)
+            .arg(1.0 / frameSeconds_, 0, 'g', 4)
+            .arg(folder);
+    status_->setText(summary);
+    if (format() != Format::Mp4 || frames < 1) {
+        emit done(true, summary);
         return;
-    if (QMessageBox::question(this, "Encode video",
-                              QString("Encode the %1 frames into an MP4 with ffmpeg?").arg(frames)) !=
-        QMessageBox::Yes)
+    }
+    const QString ffmpeg = ffmpegPath();
+    if (ffmpeg.isEmpty()) {
+        const QString m = summary + "; no MP4: ffmpeg is not installed (apt-get install ffmpeg)";
+        status_->setText(m);
+        emit done(false, m);
         return;
-    const QString out = QDir(recorder_->folder()).filePath("octofluid.mp4");
+    }
+    const QString out = QDir(folder).filePath("octofluid.mp4");
+    status_->setText(summary + "; encoding " + out + " with ffmpeg ...");
+    encoding_ = true;
     auto* process = new QProcess(this);
-    connect(process, &QProcess::finished, this, [this, process, out](int code) {
-        status_->setText(code == 0 ? "Wrote " + out : "ffmpeg failed: " + process->readAllStandardError());
+    connect(process, &QProcess::finished, this, [this, process, out, summary](int code) {
+        encoding_ = false;
+        const bool ok = code == 0 && QFileInfo::exists(out);
+        const QString m =
+            ok ? summary + "; wrote " + out
+               : summary + "; ffmpeg failed: " +
+                     QString::fromLocal8Bit(process->readAllStandardError()).trimmed().right(300);
+        status_->setText(m);
         process->deleteLater();
+        if (!ok)
+            emit problem(m);
+        emit done(ok, m);
     });
-    process->start(ffmpeg,
-                   {"-y", "-framerate", "30", "-i", QDir(recorder_->folder()).filePath("frame_%06d.png"),
-                    "-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", out});
+    connect(process, &QProcess::errorOccurred, this, [this, process, summary](QProcess::ProcessError e) {
+        if (e != QProcess::FailedToStart)
+            return;
+        encoding_ = false;
+        const QString m = summary + "; ffmpeg could not be started: " + process->errorString();
+        status_->setText(m);
+        process->deleteLater();
+        emit problem(m);
+        emit done(false, m);
+    });
+    const QString rate = QString::number(1.0 / frameSeconds_, 'g', 8);
+    process->start(ffmpeg, {"-y", "-loglevel", "error", "-framerate", rate, "-i",
+                            QDir(folder).filePath("frame_%06d.png"), "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                            "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", out});
 }
 
 } // namespace octo::app

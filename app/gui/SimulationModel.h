@@ -26,6 +26,11 @@ public:
     virtual FrameSnapshotPtr snapshot() const = 0;
     virtual double time() const = 0;
     virtual uint64_t stepCount() const = 0;
+    /// True when the latest step ended one of the scene's frames (1 / fps of simulated time): the
+    /// recorder takes exactly these. A model without frames of its own makes every step a frame.
+    virtual bool frameEnded() const { return true; }
+    /// Simulated seconds per frame (the recording's frame rate is its inverse).
+    virtual double frameDuration() const { return 1.0 / 60.0; }
     /// Non-empty when the state is broken (NaN/Inf, particles left the domain).
     virtual std::string healthProblem() const { return {}; }
 

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <exception>
 
 namespace octo::app {
@@ -166,7 +167,13 @@ void SimulationWorker::loop() {
         }
         if (stop_)
             break;
-        if (model_ && (playing_ || pendingSteps_ > 0)) {
+        if (model_ && (playing_ || pendingSteps_ > 0) && tapFull()) {
+            // The recorder has not taken the frames waiting yet: wait for it without stepping
+            // (commands still run), so no simulated frame is skipped.
+            if (dirty_)
+                publish();
+            queue_.waitFor(3);
+        } else if (model_ && (playing_ || pendingSteps_ > 0)) {
             stepModel();
         } else {
             if (model_ && dirty_)
@@ -196,6 +203,8 @@ void SimulationWorker::apply(const WorkerCommand& c) {
         lastLoadError_.clear();
         lastGoodStep_ = 0;
         lastStepNs_ = 0; // new rate window
+        dragging_ = false;
+        dragSimResponse_ = 0.0;
         dirty_ = true;
         emit sceneLoaded(QString::fromStdString(c.text));
         return;
@@ -266,10 +275,13 @@ void SimulationWorker::apply(const WorkerCommand& c) {
             if (c.value > 0.0)
                 model_->setDragResponseTime(c.value); // the Bodies dock's drag stiffness
             model_->beginDrag(c.id, c.a);
-        } else if (c.type == T::DragTarget)
+            dragging_ = true;
+        } else if (c.type == T::DragTarget) {
             model_->setDragTarget(c.a);
-        else
+        } else {
             model_->endDrag();
+            dragging_ = false;
+        }
         dirty_ = true;
         break;
     case T::Stir:
@@ -322,6 +334,16 @@ void SimulationWorker::stepModel() {
         windowStartTime_ = model_->time();
     }
     std::string problem;
+    if (dragging_ && dragWallResponse_.load() > 0.0 && model_->supportsDrag()) {
+        // Drag in wall time: the spring's simulated response is the wall response scaled by the
+        // real-time factor, so at 0.1x real time a 0.2 s (wall) response is 0.02 s simulated.
+        const double factor = realTimeFactor_ > 0.0 ? std::min(realTimeFactor_, 1.0) : 0.05;
+        const double simulated = std::clamp(dragWallResponse_.load() * factor, 0.005, 1.0);
+        if (simulated != dragSimResponse_.load()) {
+            model_->setDragResponseTime(simulated);
+            dragSimResponse_ = simulated;
+        }
+    }
     try {
         model_->step();
         problem = model_->healthProblem();
@@ -359,6 +381,15 @@ void SimulationWorker::stepModel() {
         return;
     }
     lastGoodStep_ = model_->stepCount();
+    if (model_->frameEnded()) {
+        bool tap = false;
+        {
+            std::lock_guard lock(tapMutex_);
+            tap = tapOpen_ && (tap_.maxFrames <= 0 || tapped_ < tap_.maxFrames);
+        }
+        if (tap)
+            tapFrame();
+    }
     bool force = !playing_;
     if (runUntil_ && model_->time() >= runUntilTime_) {
         runUntil_ = false;
@@ -369,6 +400,81 @@ void SimulationWorker::stepModel() {
     }
     if (force || t1 - lastPublishNs_ >= int64_t(publishIntervalMs_) * 1'000'000)
         publish();
+}
+
+void SimulationWorker::openRecordTap(const RecordTapOptions& options) {
+    std::lock_guard lock(tapMutex_);
+    tap_ = options;
+    tap_.capacity = std::max<size_t>(options.capacity, 1);
+    tapOpen_ = true;
+    tapped_ = 0;
+    tapQueue_.clear();
+}
+
+void SimulationWorker::closeRecordTap() {
+    {
+        std::lock_guard lock(tapMutex_);
+        tapOpen_ = false;
+        tapQueue_.clear();
+    }
+    queue_.wake();
+}
+
+bool SimulationWorker::recordTapOpen() const {
+    std::lock_guard lock(tapMutex_);
+    return tapOpen_;
+}
+
+int SimulationWorker::framesTapped() const {
+    std::lock_guard lock(tapMutex_);
+    return tapped_;
+}
+
+std::optional<RecordedFrame> SimulationWorker::takeRecordedFrame() {
+    std::optional<RecordedFrame> out;
+    {
+        std::lock_guard lock(tapMutex_);
+        if (tapQueue_.empty())
+            return out;
+        out = std::move(tapQueue_.front());
+        tapQueue_.pop_front();
+    }
+    queue_.wake(); // room again: the worker may step
+    return out;
+}
+
+bool SimulationWorker::tapFull() const {
+    std::lock_guard lock(tapMutex_);
+    return tapOpen_ && tapQueue_.size() >= tap_.capacity;
+}
+
+void SimulationWorker::tapFrame() {
+    // The frame's snapshot (with its surface) is published and handed to the recorder alike.
+    publish();
+    RecordTapOptions options;
+    int index = 0;
+    {
+        std::lock_guard lock(tapMutex_);
+        options = tap_;
+        index = tapped_++;
+        tapQueue_.push_back({index, latestFrame()});
+    }
+    const std::pair<bool, const char*> exports[] = {{options.particles, "particles"}, {options.mesh, "mesh"}};
+    for (const auto& [on, what] : exports) {
+        if (!on)
+            continue;
+        char name[64];
+        std::snprintf(name, sizeof name, "%s_%06d.%s", what, index, what[0] == 'p' ? "ply" : "obj");
+        const std::string path = options.folder + "/" + name;
+        try {
+            if (what[0] == 'p')
+                model_->exportParticles(path);
+            else
+                model_->exportMesh(path);
+        } catch (const std::exception& e) {
+            emit errorOccurred(QString("recording: cannot export %1: %2").arg(name, e.what()));
+        }
+    }
 }
 
 void SimulationWorker::publish() {
@@ -394,6 +500,7 @@ void SimulationWorker::publish() {
     frame->stepsPerSecond = stepping ? stepsPerSecond_ : 0.0;
     frame->realTimeFactor = stepping ? realTimeFactor_ : 0.0;
     frame->lastStepMs = lastStepMs_;
+    frame->frameSeconds = model_->frameDuration();
     frame->dragSupported = model_->supportsDrag();
     frame->bodiesSupported = model_->supportsBodies();
     {

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <optional>
 
 namespace octo::app {
 
@@ -75,10 +76,25 @@ struct PublishedFrame {
     double stepsPerSecond = 0.0; ///< measured over ~0.5 s whenever the worker steps (any mode)
     double realTimeFactor = 0.0; ///< simulated seconds per wall-clock second, same window
     double lastStepMs = 0.0;
+    double frameSeconds = 1.0 / 60.0; ///< simulated seconds per scene frame (recording's 1 / fps)
     bool dragSupported = false;
     bool bodiesSupported = false; ///< add / remove bodies
 };
 using PublishedFramePtr = std::shared_ptr<const PublishedFrame>;
+
+/// The recorder's tap on the worker: every frame of the scene (1 / fps of simulated time) the
+/// model ends while the tap is open, exactly once and in order.
+struct RecordTapOptions {
+    int maxFrames = 0;      ///< frames to tap (0: until closed)
+    size_t capacity = 3;    ///< frames that may wait: the worker does not step while this many wait
+    std::string folder;     ///< for the per-frame exports below
+    bool particles = false; ///< particles_000005.ply of every tapped frame, written by the worker
+    bool mesh = false;      ///< mesh_000005.obj of every tapped frame
+};
+struct RecordedFrame {
+    int index = 0; ///< 0, 1, ... within the take
+    PublishedFramePtr frame;
+};
 
 class SimulationWorker : public QThread {
     Q_OBJECT
@@ -105,6 +121,22 @@ public:
     /// Stops the loop and joins the thread (also done by the destructor).
     void shutdown();
 
+    /// Opens the record tap. While `capacity` tapped frames wait, the worker keeps taking
+    /// commands but does not step: no frame is skipped and neither thread blocks on the other.
+    void openRecordTap(const RecordTapOptions& options);
+    void closeRecordTap();
+    bool recordTapOpen() const;
+    /// Takes the oldest waiting frame (none when nothing waits). Lock held for a pointer move.
+    std::optional<RecordedFrame> takeRecordedFrame();
+    /// Frames tapped since the tap was opened.
+    int framesTapped() const;
+    /// Drag response in wall-clock seconds (0: off): while a body is dragged the worker sets the
+    /// model's (simulated) response time to this times the measured real-time factor, so a body
+    /// follows the cursor in about the same wall time however slow the simulation runs.
+    void setDragWallResponse(double seconds) { dragWallResponse_ = seconds; }
+    /// The simulated response time the drag spring got last (tests, the Bodies dock).
+    double dragSimResponse() const { return dragSimResponse_.load(); }
+
 signals:
     void sceneLoaded(const QString& scene);
     void errorOccurred(const QString& message);
@@ -122,6 +154,8 @@ private:
     void apply(const WorkerCommand& command);
     void stepModel();
     void publish();
+    bool tapFull() const;
+    void tapFrame();
 
     ModelFactory factory_;
     CommandQueue queue_;
@@ -155,6 +189,16 @@ private:
     double windowStartTime_ = 0.0; // simulated time at the window start
     int64_t lastStepNs_ = 0;
     int64_t lastPublishNs_ = 0;
+
+    mutable std::mutex tapMutex_;
+    bool tapOpen_ = false;
+    RecordTapOptions tap_;
+    int tapped_ = 0;
+    std::deque<RecordedFrame> tapQueue_;
+
+    std::atomic<double> dragWallResponse_{0.0};
+    std::atomic<double> dragSimResponse_{0.0};
+    bool dragging_ = false;
 };
 
 } // namespace octo::app

@@ -19,6 +19,9 @@ public:
     FrameSnapshotPtr snapshot() const override;
     double time() const override { return time_; }
     uint64_t stepCount() const override { return steps_; }
+    /// Like a real model, several steps make a frame: 4 steps of 5 ms, 50 frames per second.
+    bool frameEnded() const override { return steps_ > 0 && steps_ % 4 == 0; }
+    double frameDuration() const override { return 0.02; }
     std::string healthProblem() const override { return forcedProblem_; }
 
     bool supportsDrag() const override { return true; }

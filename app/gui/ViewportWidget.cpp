@@ -13,6 +13,7 @@
 #include <QOpenGLFunctions>
 #include <QPainter>
 #include <QPainterPath>
+#include <QScreen>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QWheelEvent>
@@ -48,12 +49,31 @@ void ViewportWidget::cleanupGL() {
         return;
     surface_->makeCurrent();
     renderer_.release();
+    if (recordRenderer_)
+        recordRenderer_->release();
+    recordRenderer_.reset();
     surface_->doneCurrent();
     glReady_ = false;
 }
 
 void ViewportWidget::requestPaint() {
-    surface_->update();
+    // At most one paint per display refresh: new snapshots and input ask for a paint, and the
+    // ones that come faster than the screen shows are merged into one (the cores stay with the
+    // physics). The first request after a quiet spell paints at once.
+    const QScreen* screen = surface_->screen();
+    const double refresh = screen && screen->refreshRate() > 1.0 ? screen->refreshRate() : 60.0;
+    const qint64 interval = qint64(std::ceil(1000.0 / std::min(refresh, 240.0)));
+    if (!paintClock_.isValid() || paintClock_.elapsed() >= interval) {
+        surface_->update();
+        return;
+    }
+    if (paintQueued_)
+        return;
+    paintQueued_ = true;
+    QTimer::singleShot(int(interval - paintClock_.elapsed()), this, [this] {
+        paintQueued_ = false;
+        surface_->update();
+    });
 }
 
 bool ViewportWidget::ensureGlReady() {
@@ -91,10 +111,12 @@ void ViewportWidget::resizeGL(int w, int h) {
 void ViewportWidget::paintGL() {
     QElapsedTimer paintClock;
     paintClock.start();
+    paintClock_.start(); // requestPaint: the next paint no earlier than one refresh from now
     camera_.setViewport(width(), height());
     if (glReady_) {
         const qreal dpr = devicePixelRatioF();
         renderer_.setHighlightedBody(draggedBody());
+        renderer_.setExactThickness(!(frame_ && frame_->playing));
         renderer_.render(camera_, settings_, int(width() * dpr), int(height() * dpr));
         if (qEnvironmentVariableIsSet("OCTO_GL_FINISH"))
             surface_->context()->functions()->glFinish(); // profiling only
@@ -208,7 +230,51 @@ QImage ViewportWidget::renderImage(const QSize& pixels, render::OrbitCamera cam,
     return image;
 }
 
-Vec3f ViewportWidget::spawnPoint(float size) const {
+QImage ViewportWidget::renderRecordedFrame(const PublishedFramePtr& frame, const QSize& size, bool legend) {
+    if (size.isEmpty() || !frame || !frame->snapshot || !ensureGlReady())
+        return {};
+    surface_->makeCurrent();
+    if (!recordRenderer_) {
+        recordRenderer_ = std::make_unique<render::SceneRenderer>();
+        QString error;
+        if (!recordRenderer_->initialize(&error)) {
+            recordRenderer_.reset();
+            surface_->doneCurrent();
+            emit glFailed("recording renderer: " + error);
+            return {};
+        }
+    }
+    const FrameSnapshot& f = *frame->snapshot;
+    recordRenderer_->setFrame(frame->snapshot, float(frame->parameters.get("particleRadius")));
+    render::RenderSettings look = settings_;
+    look.restDensity = float(frame->parameters.get("restDensity"));
+    render::OrbitCamera cam = camera_;
+    cam.setViewport(size.width(), size.height());
+    if (!cameraTouched_ && !f.domain.empty())
+        cam.fit(render::toGlm(f.domain.min), render::toGlm(f.domain.max));
+    QOpenGLFramebufferObjectFormat format;
+    format.setAttachment(QOpenGLFramebufferObject::Depth);
+    QOpenGLFramebufferObject fbo(size, format);
+    QImage image;
+    if (fbo.isValid() && fbo.bind()) {
+        recordRenderer_->setExactRender(true);
+        recordRenderer_->render(cam, look, size.width(), size.height());
+        image = fbo.toImage(true).convertToFormat(QImage::Format_RGB32);
+        fbo.release();
+        if (legend) {
+            QPainter painter(&image);
+            painter.setRenderHint(QPainter::Antialiasing);
+            QFont font = painter.font();
+            font.setPixelSize(12);
+            painter.setFont(font);
+            paintLegend(painter, size, &f, *recordRenderer_);
+        }
+    }
+    surface_->doneCurrent();
+    return image;
+}
+
+Vec3f ViewportWidget::spawnPoint(float size, const std::vector<std::pair<Vec3f, float>>& pending) const {
     if (!frame_ || !frame_->snapshot || frame_->snapshot->domain.empty())
         return Vec3f(0.0f, size, 0.0f);
     const FrameSnapshot& f = *frame_->snapshot;
@@ -253,6 +319,9 @@ Vec3f ViewportWidget::spawnPoint(float size) const {
             if ((p - b.translation).norm() < reach + radius + 0.25f * size)
                 return false;
         }
+        for (const auto& [centre, other] : pending)
+            if ((p - centre).norm() < reach + 0.87f * other + 0.25f * size)
+                return false;
         return true;
     };
     const Vec3f preferred = clampInside(at);
@@ -279,8 +348,14 @@ void ViewportWidget::mousePressEvent(QMouseEvent* e) {
         if (auto hit = dragger_.begin(*frame_->snapshot, ray, camera_.forward())) {
             dragBodyPoint_ = hit->bodyPoint;
             dragTarget_ = hit->worldPoint;
+            missClock_.invalidate();
             emit dragStarted(hit->bodyId, render::toEigen(hit->bodyPoint));
             emit dragMoved(render::toEigen(hit->worldPoint));
+        } else {
+            // A miss with the drag tool says so instead of orbiting the camera under the user.
+            activeButton_ = Qt::NoButton;
+            missClock_.start();
+            QTimer::singleShot(2600, this, [this] { requestPaint(); });
         }
     } else if (tool_ == Tool::Stir) {
         stirring_ = true;
@@ -431,13 +506,57 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
     plate(painter, badge);
     painter.setPen(playing ? QColor(170, 240, 170) : QColor(255, 210, 120));
     painter.drawText(badge, Qt::AlignCenter, state);
+    // The simulation's speed against the wall clock, large, top right: "slow motion x0.31".
+    if (const QString speed = speedText(); !speed.isEmpty()) {
+        QFont big = font;
+        big.setPixelSize(18);
+        big.setBold(true);
+        const QFontMetrics bm(big);
+        const QRectF r(size.width() - bm.horizontalAdvance(speed) - 28, 8, bm.horizontalAdvance(speed) + 20,
+                       bm.height() + 8);
+        plate(painter, r);
+        painter.setFont(big);
+        painter.setPen(frame_->realTimeFactor < 0.95 ? QColor(255, 200, 110) : QColor(170, 240, 170));
+        painter.drawText(r, Qt::AlignCenter, speed);
+        painter.setFont(font);
+    }
+    // Tool notes go under the badge (never over it), wrapped to the view's width.
+    if (const QString note = overlayNote(); !note.isEmpty()) {
+        const qreal w = std::min<qreal>(fm.horizontalAdvance(note) + 20, size.width() - 16);
+        const QRectF bounds = fm.boundingRect(QRect(0, 0, int(w) - 20, 1000), Qt::TextWordWrap, note);
+        const QRectF r(8, badge.bottom() + 6, w, bounds.height() + 10);
+        plate(painter, r);
+        painter.setPen(QColor(255, 200, 110));
+        painter.drawText(r.adjusted(10, 0, -10, 0), Qt::AlignVCenter | Qt::AlignLeft | Qt::TextWordWrap,
+                         note);
+    }
 
     // Body labels: name and density, so 0.5 rho0 and 2 rho0 can be told apart.
     if (f && settings_.showBodies && settings_.showBodyLabels) {
-        std::vector<QRectF> placed; // labels already drawn: a new one moves up or down off them
+        // Each body's disc on screen: labels are kept off every body, not only their own.
+        std::vector<std::optional<QPointF>> anchors(f->bodies.size());
+        std::vector<qreal> clearances(f->bodies.size(), 0.0);
+        std::vector<QRectF> placed; // body discs and the labels already drawn
+        const glm::mat4 v = cam.view();
+        const glm::vec3 right(v[0][0], v[1][0], v[2][0]);
         for (size_t i = 0; i < f->bodies.size(); ++i) {
             const BodySnapshot& b = f->bodies[i];
-            const auto at = toScreen(cam, render::toGlm(b.translation));
+            anchors[i] = toScreen(cam, render::toGlm(b.translation));
+            if (!anchors[i])
+                continue;
+            float bodyRadius = 0.0f;
+            if (b.mesh)
+                for (const Vec3f& p : b.mesh->vertices)
+                    bodyRadius = std::max(bodyRadius, p.norm());
+            const auto rim = toScreen(cam, render::toGlm(b.translation) + bodyRadius * right);
+            clearances[i] = std::min<qreal>(
+                rim ? std::hypot(rim->x() - anchors[i]->x(), rim->y() - anchors[i]->y()) : 0.0, 200.0);
+            const qreal c = 0.7 * clearances[i];
+            placed.push_back(QRectF(anchors[i]->x() - c, anchors[i]->y() - c, 2 * c, 2 * c));
+        }
+        for (size_t i = 0; i < f->bodies.size(); ++i) {
+            const BodySnapshot& b = f->bodies[i];
+            const auto at = anchors[i];
             if (!at)
                 continue;
             const QString text = QString("#%1 %2  %3 kg/m\u00B3 (%4 \u03C10)%5")
@@ -446,12 +565,14 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
                                      .arg(b.density, 0, 'f', 0)
                                      .arg(b.density / std::max(settings_.restDensity, 1e-6f), 0, 'f', 2)
                                      .arg(b.kinematic ? ", kinematic" : "");
+            const qreal clearance = clearances[i];
             const PlacedLabel label =
-                placeLabel(*at, QSizeF(fm.horizontalAdvance(text) + 24, fm.height() + 6), size, placed);
+                placeLabel(*at, QSizeF(fm.horizontalAdvance(text) + 24, fm.height() + 6), size, placed,
+                           std::min<qreal>(clearance, 200.0));
             const QRectF r = label.rect;
             placed.push_back(r);
             plate(painter, r);
-            painter.setBrush(b.kinematic ? QColor(150, 150, 160) : qcolor(render::bodyColor(int(i))));
+            painter.setBrush(b.kinematic ? QColor(150, 150, 160) : qcolor(render::bodyColor(b.id)));
             painter.drawEllipse(QRectF(r.left() + 6, r.center().y() - 5, 10, 10));
             painter.setPen(b.id == draggedBody() ? QColor(255, 240, 150) : QColor(235, 238, 245));
             painter.drawText(r.adjusted(20, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
@@ -477,15 +598,7 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
                 painter.drawEllipse(*from, 3.5, 3.5);
             }
         }
-        if (const QString note = overlayNote(); !note.isEmpty()) {
-            QRectF r((size.width() - fm.horizontalAdvance(note)) / 2.0 - 10, 8,
-                     fm.horizontalAdvance(note) + 20, fm.height() + 10);
-            plate(painter, r);
-            painter.setPen(QColor(255, 200, 110));
-            painter.drawText(r, Qt::AlignCenter, note);
-        }
     }
-
     // Stir: the ring of fluid the cursor pushes, sized at the camera target's depth.
     if (onScreen && tool_ == Tool::Stir && (stirring_ || hover_)) {
         const QPointF c = stirring_ ? stirPos_ : *hover_;
@@ -497,17 +610,34 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
         painter.drawEllipse(c, 2, 2);
     }
     if (settings_.showLegend)
-        paintLegend(painter, size);
+        paintLegend(painter, size, f, renderer_);
 }
 
 QString ViewportWidget::overlayNote() const {
     if (dragger_.active() && !(frame_ && frame_->playing))
         return "Paused: the body follows the cursor once the simulation runs (Space)";
+    if (tool_ == Tool::DragBody && missClock_.isValid() && missClock_.elapsed() < 2500)
+        return "No body here: press on a body to drag it (tool 1 orbits)";
     return {};
 }
 
-void ViewportWidget::paintLegend(QPainter& painter, QSize size) const {
-    const FrameSnapshot* f = frame_ ? frame_->snapshot.get() : nullptr;
+QString ViewportWidget::speedText() const {
+    if (!frame_ || !frame_->playing || frame_->realTimeFactor <= 0.0)
+        return {};
+    const double f = frame_->realTimeFactor;
+    const QString factor = QString::fromUtf8("\u00D7") + QString::number(f, 'f',
+                                                                         f < 0.095 ? 3
+                                                                         : f < 10  ? 2
+                                                                                   : 0);
+    if (f < 0.95)
+        return "slow motion " + factor;
+    if (f <= 1.05)
+        return "real time " + factor;
+    return "fast motion " + factor;
+}
+
+void ViewportWidget::paintLegend(QPainter& painter, QSize size, const FrameSnapshot* f,
+                                 const render::SceneRenderer& renderer) const {
     if (!f)
         return;
     const QFontMetrics fm(painter.font());
@@ -559,7 +689,7 @@ void ViewportWidget::paintLegend(QPainter& painter, QSize size) const {
                           {},
                           {{qcolor(render::surfaceHighlightColor()), "surface particle"}}});
     if (settings_.showOctree() && !f->octreeNodes.empty()) {
-        const auto [lo, hi] = renderer_.octreeDepthRange();
+        const auto [lo, hi] = renderer.octreeDepthRange();
         Block b{"Octree depth (leaf edge)", {}, {}, {}, {}};
         std::vector<float> edges(size_t(hi - lo + 1), 0.0f);
         int known = -1;

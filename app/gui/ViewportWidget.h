@@ -47,14 +47,22 @@ public:
     /// What the viewport tells the user about the tool right now ("" when nothing), e.g. that a
     /// body dragged while paused moves once the simulation runs.
     QString overlayNote() const;
+    /// The simulation's speed against the wall clock as the viewport shows it ("slow motion
+    /// x0.31"); empty while paused or before a rate is measured.
+    QString speedText() const;
     /// Body being dragged (-1: none).
     int draggedBody() const { return dragger_.active() ? dragger_.bodyId() : -1; }
 
     /// Renders the current frame off-screen at the given pixel size (recording, captures).
     QImage renderToImage(const QSize& size);
+    /// Renders a recorded frame off-screen at `size` with the view's camera and look, without the
+    /// interface's marks (tool and play badge, body labels, cursor marks); with the colour legend
+    /// when `legend`. Uses a renderer of its own, so the live view keeps its buffers.
+    QImage renderRecordedFrame(const PublishedFramePtr& frame, const QSize& size, bool legend);
     /// The view as the user sees it (this camera, the widget's size, overlay marks included).
     QImage grabFramebuffer();
-    /// Schedules a repaint of the GL view (QWidget::update() repaints only the widget around it).
+    /// Schedules a repaint of the GL view (QWidget::update() repaints only the widget around it),
+    /// at most once per display refresh: faster requests are merged.
     void requestPaint();
     /// Paints per second over the last second.
     double framesPerSecond() const { return fps_; }
@@ -66,7 +74,8 @@ public:
     /// Where the Bodies dock puts a new body of edge/diameter `size`: above the fluid under the
     /// last cursor position seen in the viewport (the domain's centre when none), inside the domain.
     /// Moves it to a nearby free spot when it would start inside another body (the core refuses that).
-    Vec3f spawnPoint(float size) const;
+    /// `pending`: centres and sizes of bodies asked for but not in a frame yet (kept clear of too).
+    Vec3f spawnPoint(float size, const std::vector<std::pair<Vec3f, float>>& pending = {}) const;
 
 signals:
     void dragStarted(int bodyId, const octo::Vec3f& bodyPoint);
@@ -100,7 +109,8 @@ private:
     QImage renderImage(const QSize& pixels, render::OrbitCamera cam, QSize logical);
     /// Legend, labels, tool/state badge, stir ring, rubber band; `cam` sized to `size` (logical px).
     void paintOverlay(QPainter& painter, const render::OrbitCamera& cam, QSize size) const;
-    void paintLegend(QPainter& painter, QSize size) const;
+    void paintLegend(QPainter& painter, QSize size, const FrameSnapshot* f,
+                     const render::SceneRenderer& renderer) const;
     void emitStir(float scale = 1.0f, const Vec3f& cursorVelocity = Vec3f::Zero());
     /// World velocity of the cursor moving from `from` to `to` (pixels) over `seconds`, at the
     /// camera target's depth, capped so a flick stays stable.
@@ -108,6 +118,7 @@ private:
 
     ViewportSurface* surface_ = nullptr; ///< owned by the window container child
     render::SceneRenderer renderer_;
+    std::unique_ptr<render::SceneRenderer> recordRenderer_; ///< recorded frames (created on first use)
     render::OrbitCamera camera_;
     render::RenderSettings settings_;
     render::BodyDragger dragger_;
@@ -127,6 +138,9 @@ private:
     std::optional<QPointF> hover_; ///< last cursor position over the viewport
     Qt::MouseButton activeButton_ = Qt::NoButton;
     bool stirring_ = false;
+    QElapsedTimer paintClock_; ///< since the last paint started (requestPaint's display-rate cap)
+    bool paintQueued_ = false;
+    QElapsedTimer missClock_; ///< since a drag-tool press that hit no body
     QElapsedTimer fpsClock_;
     int fpsCount_ = 0;
     double fps_ = 0.0;

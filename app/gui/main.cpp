@@ -1,6 +1,8 @@
-// octofluid: the desktop application (see MainWindow) and its scripted capture mode:
+// octofluid: the desktop application (see MainWindow) and its scripted modes:
 //   octofluid --scene NAME [--set name=value ...] [--overlay a,b,...] --screenshot FILE.png --after-frames N
+//   octofluid --scene NAME --record DIR --frames N [--size WxH] [--record-format png|mp4]
 #include "MainWindow.h"
+#include "RecordingDock.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -8,11 +10,23 @@
 #include <QSurfaceFormat>
 #include <QTimer>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 namespace {
+/// A number of seconds in (0, max]: refuses text, NaN, infinities, zero, negatives and values
+/// beyond `max` (which would overflow the timer's milliseconds and silently disable it).
+bool parseSeconds(const QString& text, double max, double* out) {
+    bool ok = false;
+    const double v = text.toDouble(&ok);
+    if (!ok || !std::isfinite(v) || v <= 0.0 || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
 bool hasDisplay() {
     const char* platform = std::getenv("QT_QPA_PLATFORM");
     return (platform && *platform) || std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
@@ -63,10 +77,22 @@ int main(int argc, char** argv) {
     parser.addOption(
         {"screenshot", "Save the viewport to FILE after --after-frames frames, then exit.", "file"});
     parser.addOption({"after-frames", "Frames (1/60 s each) to simulate before the screenshot.", "n", "0"});
-    parser.addOption({"size", "Screenshot size WxH (default: the viewport's size).", "WxH"});
+    parser.addOption(
+        {"size", "Screenshot size WxH (default: the viewport's size); recording size (default 1280x720).",
+         "WxH"});
+    parser.addOption({"record",
+                      "Record N simulated frames (--frames) as PNGs with frames.csv into DIR (new or empty), "
+                      "then exit.",
+                      "dir"});
+    parser.addOption(
+        {"frames", "With --record: simulated frames to record (1 / fps of the scene each).", "n"});
+    parser.addOption(
+        {"record-format", "With --record: png (default) or mp4 (needs ffmpeg; PNGs kept).", "format", "png"});
+    parser.addOption({"legend", "With --record: draw the colour legend into the images."});
     parser.addOption({"paused", "Start paused."});
     parser.addOption(
-        {"timeout", "Scripted capture: give up after this many seconds (default 900).", "seconds", "900"});
+        {"timeout", "Scripted capture or recording: give up after this many seconds (1..86400, default 900).",
+         "seconds", "900"});
     parser.addOption(
         {"window-screenshot", "With --screenshot: also save the whole window (QWidget::grab).", "file"});
     parser.addOption({"benchmark",
@@ -92,8 +118,54 @@ int main(int argc, char** argv) {
     for (const QString& s : parser.values("set"))
         options.overrides.push_back(s.toStdString());
     const bool capture = parser.isSet("screenshot");
-    options.persistSettings = !capture; // captures are reproducible: no saved layout or parameters
-    options.autoPlay = !capture && !parser.isSet("paused");
+    const bool record = parser.isSet("record");
+    const bool benchmark = parser.isSet("benchmark");
+    if (int(capture) + int(record) + int(benchmark) > 1) {
+        std::fprintf(stderr, "octofluid: --screenshot, --record and --benchmark exclude each other\n");
+        return 2;
+    }
+    // Scripted runs are reproducible and leave the user's session alone: no saved scene, layout,
+    // parameters or shading are read or written.
+    options.persistSettings = !capture && !record && !benchmark;
+    options.autoPlay = !capture && !record && !parser.isSet("paused");
+    double timeout = 0.0;
+    if (!parseSeconds(parser.value("timeout"), 86400.0, &timeout)) {
+        std::fprintf(stderr, "octofluid: --timeout expects seconds in 1..86400, got '%s'\n",
+                     qPrintable(parser.value("timeout")));
+        return 2;
+    }
+    double benchmarkSeconds = 0.0;
+    if (benchmark && !parseSeconds(parser.value("benchmark"), 86400.0, &benchmarkSeconds)) {
+        std::fprintf(stderr, "octofluid: --benchmark expects seconds in (0, 86400], got '%s'\n",
+                     qPrintable(parser.value("benchmark")));
+        return 2;
+    }
+    int recordFrames = 0;
+    if (record) {
+        bool okFrames = false;
+        recordFrames = parser.value("frames").toInt(&okFrames);
+        if (!parser.isSet("frames") || !okFrames || recordFrames < 1 || recordFrames > 1000000) {
+            std::fprintf(stderr, "octofluid: --record needs --frames N with N in 1..1000000, got '%s'\n",
+                         qPrintable(parser.value("frames")));
+            return 2;
+        }
+        const QString format = parser.value("record-format");
+        if (format != "png" && format != "mp4") {
+            std::fprintf(stderr, "octofluid: --record-format expects png or mp4, got '%s'\n",
+                         qPrintable(format));
+            return 2;
+        }
+        if (format == "mp4" && octo::app::RecordingDock::ffmpegPath().isEmpty()) {
+            std::fprintf(
+                stderr,
+                "octofluid: --record-format mp4 needs ffmpeg, which is not installed (apt-get install "
+                "ffmpeg); --record-format png needs nothing else\n");
+            return 2;
+        }
+    } else if (parser.isSet("frames")) {
+        std::fprintf(stderr, "octofluid: --frames goes with --record (a screenshot uses --after-frames)\n");
+        return 2;
+    }
 
     bool ok = true;
     const int frames = parser.value("after-frames").toInt(&ok);
@@ -129,8 +201,57 @@ int main(int argc, char** argv) {
     }
     window.show();
     window.activateWindow(); // keys reach the window's shortcuts before the first click
-    if (parser.isSet("benchmark")) {
-        const double seconds = parser.value("benchmark").toDouble();
+    if (record) {
+        const QSize recordSize = size.isValid() ? size : QSize(1280, 720);
+        const QString folder = parser.value("record");
+        if (parser.value("record-format") == "mp4")
+            window.recordingDock()->setFormat(octo::app::RecordingDock::Format::Mp4);
+        window.recordingDock()->setLegend(parser.isSet("legend"));
+        int exitCode = 1;
+        bool started = false, finished = false;
+        auto finish = [&](int code, const QString& message) {
+            if (finished)
+                return;
+            finished = true;
+            exitCode = code;
+            std::fprintf(code == 0 ? stdout : stderr, "octofluid: %s\n", qPrintable(message));
+            app.exit(code);
+        };
+        QObject::connect(window.recordingDock(), &octo::app::RecordingDock::done, &app,
+                         [&](bool ok, const QString& message) { finish(ok ? 0 : 1, message); });
+        QObject::connect(window.worker(), &octo::app::SimulationWorker::errorOccurred, &app,
+                         [&](const QString& m) { finish(1, "recording failed: " + m); });
+        QObject::connect(window.worker(), &octo::app::SimulationWorker::blowUp, &app, [&](const QString& m) {
+            finish(1, "recording stopped: the simulation blew up: " + m);
+        });
+        QObject::connect(&window, &octo::app::MainWindow::framePresented, &app, [&] {
+            if (started)
+                return;
+            started = true;
+            QString error;
+            if (!window.startRecording(folder, recordSize, recordFrames, &error,
+                                       octo::app::FrameRecorder::ExistingFolder::Refuse)) {
+                finish(2, "cannot record: " + error);
+                return;
+            }
+            std::printf("octofluid: recording %d frames of %s at %dx%d to %s\n", recordFrames,
+                        options.scene.c_str(), recordSize.width(), recordSize.height(),
+                        qPrintable(window.recorder()->folder()));
+            std::fflush(stdout);
+            window.worker()->play();
+        });
+        QTimer::singleShot(int(timeout * 1000.0), &app, [&] {
+            finish(1, QString("recording timed out after %1 s with %2 of %3 frames written")
+                          .arg(timeout)
+                          .arg(window.recorder()->framesWritten())
+                          .arg(recordFrames));
+        });
+        app.exec();
+        window.stopRecording();
+        return exitCode;
+    }
+    if (benchmark) {
+        const double seconds = benchmarkSeconds;
         window.setContinuousRepaint(true);
         QElapsedTimer clock;
         clock.start();
@@ -189,8 +310,7 @@ int main(int argc, char** argv) {
                          }
                          app.exit(code);
                      });
-    window.startCapture(parser.value("screenshot"), frames, 1.0 / 60.0, size,
-                        parser.value("timeout").toDouble());
+    window.startCapture(parser.value("screenshot"), frames, 1.0 / 60.0, size, timeout);
     app.exec();
     return exitCode;
 }

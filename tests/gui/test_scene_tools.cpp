@@ -77,7 +77,8 @@ private slots:
         auto* panelRadius =
             qobject_cast<QDoubleSpinBox*>(w.parameterPanel("Solver")->editorFor("particleRadius"));
         QTRY_VERIFY(std::abs(sceneRadius->value() - fileRadius) < 1e-6);
-        QTRY_VERIFY(std::abs(panelRadius->value() - fileRadius) < 1e-6);
+        QCOMPARE(panelRadius->suffix(), QString(" mm")); // lengths are shown in millimetres (issue 27, 6)
+        QTRY_VERIFY(std::abs(panelRadius->value() * 1e-3 - fileRadius) < 1e-6);
         // The camera framed this (small) container, not the dam break's.
         const Aabb& d = f->snapshot->domain;
         const glm::vec3 centre = 0.5f * (render::toGlm(d.min) + render::toGlm(d.max));
@@ -89,7 +90,7 @@ private slots:
         QVERIFY(presented(
             w, [](const auto& f) { return std::abs(f.parameters.get("particleRadius") - 0.004) < 1e-9; }));
         QCOMPARE(w.preset(), app::ResolutionPreset::Custom);
-        QTRY_VERIFY(std::abs(panelRadius->value() - 0.004) < 1e-6);
+        QTRY_VERIFY(std::abs(panelRadius->value() * 1e-3 - 0.004) < 1e-6); // shown in mm
     }
 
     void stirVisiblyPushesWater() {
