@@ -23,10 +23,6 @@
 
 namespace octo {
 
-namespace {
-constexpr size_t kMaxParticles = 20'000'000; // refuse scenes that would exhaust memory
-}
-
 struct Simulation::Impl {
     SceneDescription scene;
     ParameterSet params;
@@ -209,13 +205,7 @@ struct Simulation::Impl {
 
     void build() {
         const float r = params.getf("particleRadius");
-        const size_t estimate = scene.estimateParticleCount(r);
-        if (estimate > kMaxParticles) {
-            std::ostringstream s;
-            s << "scene '" << scene.name << "' at particle radius " << r << " m needs about " << estimate
-              << " particles (limit " << kMaxParticles << "): choose a larger radius";
-            throw SceneError(s.str());
-        }
+        scene.checkBudget(r, params.geti("boundaryLayers")); // fluid + walls vs memory, before sampling
         std::vector<Vec3f> x, v;
         scene.sampleFluid(r, x, v);
         // Numerical speed of sound for the artificial viscosity (Monaghan 1994: c = 10 sqrt(g H)),
