@@ -442,6 +442,13 @@ int run(const Args& args) {
         }
         writeMesh(job.out, rec.result().mesh);
         stats[k] = rec.result().stats;
+        if (stats[k].triangles == 0) { // written, but said (--lambda 0 or a huge leaf gave no word)
+            std::lock_guard lock(printMutex);
+            std::cerr << "reconstruct: warning: " << job.in << ": the surface is empty (0 triangles; "
+                      << stats[k].surfaceParticles << " of " << data.positions.size()
+                      << " particles flagged with lambdaMin = " << settings.lambdaMin
+                      << ", leafSize L = " << stats[k].leafSize << " m)\n";
+        }
         if (!o.quiet) {
             std::lock_guard lock(printMutex);
             const SurfaceStats& s = stats[k];
