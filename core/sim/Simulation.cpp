@@ -384,9 +384,14 @@ const StepStats& Simulation::step() {
 }
 
 namespace {
+/// The one frame-end tolerance (s): a time this close below a frame end has reached it. Two
+/// tolerances (1e-6 frames here, 1e-7 s in the loops) disagreed: a time 2e-8..1e-7 s short of
+/// an end was neither in the next frame nor short enough to step, and with timeStepMin =
+/// timeStepMax = 5 ms time froze at 0.75 s (75 of 120 frames with 0 steps; issue 30).
+constexpr double kFrameEndTolerance = 1e-7;
 /// End of the frame containing time t (frames of length d); a time on a boundary starts the next.
 double nextFrameEnd(double t, double d) {
-    return (std::floor(t / d + 1e-6) + 1.0) * d;
+    return (std::floor((t + kFrameEndTolerance) / d) + 1.0) * d;
 }
 } // namespace
 
@@ -404,7 +409,7 @@ int Simulation::advanceFrame(double frameDuration) {
     s.frameStartPos.clear();
     for (const auto& b : s.bodies.system().bodies())
         s.frameStartPos.emplace_back(b->id(), b->position());
-    while (s.solver->time() < target - 1e-7) {
+    while (s.solver->time() < target - kFrameEndTolerance) {
         s.stepToward(target);
         dtSum += s.last.dt;
         itSum += s.last.iterations;
@@ -447,7 +452,7 @@ const StepStats& Simulation::frameStep() {
     if (s.lastStepEndedFrame)
         s.bodies.resetForceMeans();
     s.stepToward(target);
-    if (s.solver->time() >= target - 1e-7) {
+    if (s.solver->time() >= target - kFrameEndTolerance) {
         s.lastStepEndedFrame = true;
         s.startFrameSurface();
     }

@@ -399,6 +399,26 @@ private slots:
         QVERIFY2(ok.code == 0, qPrintable(ok.err));
     }
 
+    void equalStepBoundsDoNotFreezeTime() {
+        // timeStepMin = timeStepMax = 5 ms: two frame-end tolerances disagreed and time froze at
+        // 0.75 s, 75 of 120 frames with 0 steps, each "converged".
+        QTemporaryDir dir;
+        const QString stats = dir.filePath("stats.jsonl");
+        const CliResult r = runCli({"run", "--scene", "tank", "--radius", "0.02", "--frames", "120", "--set",
+                                    "surfaceEnabled=false", "--set", "timeStepMin=0.005", "--set",
+                                    "timeStepMax=0.005", "--stats-json", stats});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QList<QByteArray> lines = contents(stats).trimmed().split('\n');
+        QCOMPARE(lines.size(), 120);
+        int idle = 0;
+        for (const QByteArray& line : lines)
+            if (line.contains("\"steps\":0,"))
+                ++idle;
+        QCOMPARE(idle, 0);
+        QVERIFY2(lines.last().contains("\"time\":1.99999") || lines.last().contains("\"time\":2.0"),
+                 lines.last().constData());
+    }
+
     void memoryBudgetNamesTheFieldsAndTheEstimate() {
         // The particle limit follows the memory available (here pinned by OCTO_MEMORY_BUDGET_MB).
         QProcess p;
