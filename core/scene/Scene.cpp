@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <numbers>
 #include <set>
 #include <sstream>
@@ -562,6 +563,28 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
         // Field and mesh errors at load, not at the first build.
         const std::vector<BodyDescription> bodies = parseBodiesJson(s.bodiesJson, sourceName);
         for (size_t i = 0; i < bodies.size(); ++i) {
+            const KinematicMotion& m = bodies[i].kinematic;
+            if (m.kind == KinematicMotion::Kind::Velocity && m.velocity.squaredNorm() > 0.0f) {
+                // A constant velocity leaves the container in finite time (one left it by 1.85 m
+                // without a word): its centre must stay inside until endTime (a 'path' stops at
+                // its last waypoint instead).
+                double leave = std::numeric_limits<double>::infinity();
+                for (int a = 0; a < 3; ++a) {
+                    const double v = m.velocity[a], x = bodies[i].position[a];
+                    if (v > 0.0)
+                        leave = std::min(leave, (double(s.container.max[a]) - x) / v);
+                    else if (v < 0.0)
+                        leave = std::min(leave, (double(s.container.min[a]) - x) / v);
+                }
+                if (leave < s.endTime) {
+                    std::ostringstream msg;
+                    msg << "the body's centre leaves the container at t = " << std::max(0.0, leave)
+                        << " s, before endTime = " << s.endTime
+                        << " s (a constant velocity never stops; give a 'path', which ends at its last "
+                           "waypoint)";
+                    top.fail(msg.str(), "bodies[" + std::to_string(i) + "].kinematic.velocity");
+                }
+            }
             if (bodies[i].isKinematic())
                 continue;
             const double rel = double(bodies[i].densityFor(float(restDensity))) / restDensity;
