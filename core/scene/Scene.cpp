@@ -524,6 +524,16 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
         }
     }
     s.gravity = top.vec3("gravity", s.gravity);
+    for (int a = 0; a < 3; ++a) { // the simulation sets gravityX/Y/Z from it: same ranges, named here
+        const ParameterInfo& g = *findParameter(std::string("gravity") + "XYZ"[a]);
+        if (s.gravity[a] < g.minValue || s.gravity[a] > g.maxValue) {
+            std::ostringstream m;
+            m << "component "
+              << "xyz"[a] << " = " << s.gravity[a] << " is out of range " << ParameterSet::rangeText(g)
+              << " (parameter '" << g.name << "')";
+            top.fail(m.str(), "gravity");
+        }
+    }
     s.endTime = top.number("endTime", s.endTime, true);
     s.fps = top.number("fps", s.fps, true);
     if (s.fps < kMinSceneFps || s.fps > kMaxSceneFps) { // as the CLI's --fps

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 namespace octo {
@@ -21,14 +22,22 @@ void NeighborGrid::setDomain(const Aabb& domain, float cellSize) {
     for (int a = 0; a < 3; ++a) {
         // In double and checked before the int conversion (float-cast-overflow for far-flung points).
         const double along = std::ceil(double(ext[a]) * double(invCellSize_)) + 1.0;
-        if (!(along < double(1 << 30)))
-            throw std::length_error("NeighborGrid: domain too large for the cell size");
+        if (!(along < double(1 << 30))) {
+            std::ostringstream s;
+            s << "NeighborGrid: a domain " << ext[a] << " m wide along "
+              << "xyz"[a] << " needs " << along << " cells of " << cellSize << " m (limit 2^30 per axis)";
+            throw std::length_error(s.str());
+        }
         dims_[a] = std::max(1, int(along));
         bricks_[a] = (dims_[a] + 7) / 8;
     }
     const size_t cells = size_t(bricks_.x()) * bricks_.y() * bricks_.z() * 512u;
-    if (cells > (size_t(1) << 31))
-        throw std::length_error("NeighborGrid: domain too large for the cell size");
+    if (cells > (size_t(1) << 31)) {
+        std::ostringstream s;
+        s << "NeighborGrid: a domain of " << ext.x() << " x " << ext.y() << " x " << ext.z() << " m needs "
+          << cells << " cells of " << cellSize << " m (limit 2^31)";
+        throw std::length_error(s.str());
+    }
     cellStart_.assign(cells + 1, 0u);
 }
 

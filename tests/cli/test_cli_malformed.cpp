@@ -4,6 +4,7 @@
 #include "../core/io/MalformedCorpus.h"
 #include "CliRunner.h"
 #include "io/ParticleIo.h"
+#include "sph/NeighborGrid.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -449,6 +450,27 @@ private slots:
                  qPrintable(r.err));
         const CliResult ok = runCli({"reconstruct", in, out, "--radius", "0.01", "-q"});
         QVERIFY2(ok.code == 0 && !ok.err.contains("empty"), qPrintable(ok.err));
+    }
+
+    void neighbourGridLimitsNameTheNumbers() {
+        // "NeighborGrid: domain too large for the cell size" gave neither the domain nor the cell.
+        NeighborGrid grid;
+        try {
+            grid.setDomain(Aabb(Vec3f::Zero(), Vec3f(1e6f, 1.0f, 1.0f)), 1e-4f);
+            QFAIL("a 1e10-cell axis accepted");
+        } catch (const std::length_error& e) {
+            const QString m = e.what();
+            QVERIFY2(m.contains("1e+06 m wide along x") && m.contains("cells of 0.0001 m") &&
+                         m.contains("limit 2^30 per axis"),
+                     e.what());
+        }
+        // Clustered points: candidatePairs is the sum of squared occupancies.
+        std::vector<Vec3f> x(1000, Vec3f(0.5f, 0.5f, 0.5f));
+        x.emplace_back(0.0f, 0.0f, 0.0f);
+        grid.setDomainFromPoints(x, 0.1f);
+        grid.build(x);
+        QCOMPARE(grid.candidatePairs(), uint64_t(1000 * 1000 + 1));
+        QCOMPARE(grid.maxOccupancy(), 1000u);
     }
 
     void reconstructTLowEqualsTHighIsRefusedAtThePairCheck() {
