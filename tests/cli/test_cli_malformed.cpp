@@ -351,6 +351,16 @@ private slots:
             {"--stats-json", "is the same file as the body mesh"}, "run stats onto the body mesh");
         QCOMPARE(contents(scene), sceneText);
         QCOMPARE(contents(dir.filePath("body.obj")), mesh);
+        // --export-ply writes frame_NNNNN.ply into its folder: a scene file of that name there is an input.
+        QDir(dir.path()).mkdir("frames");
+        const QString framed = dir.filePath("frames/frame_00001.ply");
+        QByteArray framedText = sceneText;
+        framedText.replace("\"body.obj\"", "\"" + dir.filePath("body.obj").toUtf8() + "\"");
+        writeText(framed, framedText);
+        expectRefusal(
+            runCli({"run", "--scene-file", framed, "--frames", "1", "--export-ply", dir.filePath("frames")}),
+            {"--export-ply", "would write over the scene file", "frame_00001.ply"}, "export over the scene");
+        QCOMPARE(contents(framed), framedText);
     }
 
     void emptyOutputPathsAreRefused() {
