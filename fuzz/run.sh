@@ -9,7 +9,7 @@ set -euo pipefail
 SECONDS_EACH=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_ply fuzz_vtk fuzz_scene fuzz_obj)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_ply fuzz_vtk fuzz_scene fuzz_obj fuzz_cli)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build-fuzz}
 JOBS=${JOBS:-2}
@@ -25,6 +25,7 @@ seeds() { # target -> seed folders/files
     fuzz_vtk) echo "$ROOT/fuzz/seeds/vtk" "$ROOT"/tests/data/malformed/*.vtk ;;
     fuzz_scene) echo "$ROOT"/resources/scenes/*.json "$ROOT"/tests/data/malformed/*.json ;;
     fuzz_obj) echo "$ROOT/fuzz/seeds/obj" "$ROOT"/tests/data/malformed/*.obj ;;
+    fuzz_cli) echo "$ROOT/fuzz/seeds/cli" ;;
     esac
 }
 

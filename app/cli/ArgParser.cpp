@@ -41,6 +41,16 @@ long long parseWhole(const std::string& option, const std::string& text, long lo
     return v;
 }
 
+void checkLeafSize(const std::string& option, double leafSize, double particleRadius) {
+    if (leafSize == 0.0 || leafSize >= kMinLeafOverRadius * particleRadius)
+        return;
+    std::ostringstream s;
+    s << option << ": leafSize L = " << leafSize << " m is below particleRadius / "
+      << 1.0 / kMinLeafOverRadius << " = " << kMinLeafOverRadius * particleRadius
+      << " m (limit; 0 picks 2r/sqrt(3) = " << 2.0 * particleRadius / std::sqrt(3.0) << " m)";
+    throw UsageError(s.str());
+}
+
 ArgParser& ArgParser::option(const std::string& name, Handler handler) {
     specs_[name] = {true, std::move(handler)};
     return *this;

@@ -24,6 +24,14 @@ double parseReal(const std::string& option, const std::string& text, double lo, 
 /// "1e3x" and "" are not whole numbers).
 long long parseWhole(const std::string& option, const std::string& text, long long lo, long long hi);
 
+/// Smallest leaf edge relative to the particle radius: a leaf of r/10 already puts 100 lattice cells
+/// on each particle's cross-section; finer ones only multiply the surface's cells (`--leaf 1e-6` at
+/// r = 10 mm: ~1e11 cells, a hang).
+constexpr double kMinLeafOverRadius = 0.1;
+/// Throws UsageError naming `option` (e.g. "--leaf") when leafSize is neither 0 (automatic) nor at
+/// least kMinLeafOverRadius * particleRadius.
+void checkLeafSize(const std::string& option, double leafSize, double particleRadius);
+
 class ArgParser {
 public:
     using Handler = std::function<void(const std::string& value)>;

@@ -5,6 +5,7 @@
 // the wall time per frame with the surface built serially (after each frame) or pipelined
 // (beside the next frame's physics), on 2 threads and on 1.
 #include "BenchLive.h"
+#include "ArgParser.h"
 
 #include "scene/Scene.h"
 #include "scene/SceneLibrary.h"
@@ -84,19 +85,24 @@ int runLiveBench(const Args& args) {
     bool quick = false;
     int frames = 4;
     std::vector<float> chosen; // --radius R (repeatable): these sizes instead of the defaults
-    for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--quick")
-            quick = true;
-        else if (args[i] == "--frames" && i + 1 < args.size())
-            frames = std::max(1, std::atoi(args[++i].c_str()));
-        else if (args[i] == "--radius" && i + 1 < args.size())
-            chosen.push_back(float(std::atof(args[++i].c_str())));
+    // The one argument parser: "--frames abc" used to become 1 (atoi), unknown options passed.
+    try {
+        std::vector<std::string> tables; // "live" itself
+        ArgParser()
+            .positionals(tables)
+            .flag("--quick", quick)
+            .option("--frames",
+                    [&](const std::string& v) { frames = int(parseWhole("--frames", v, 1, 100000)); })
+            .option(
+                "--radius",
+                [&](const std::string& v) { chosen.push_back(float(parseReal("--radius", v, 0.002, 0.2))); })
+            .parse(args);
+        if (tables != std::vector<std::string>{"live"})
+            throw UsageError("bench live takes no other table");
+    } catch (const UsageError& e) {
+        std::cerr << "octofluid-cli bench live: error: " << e.what() << "\n";
+        return 2;
     }
-    for (const float r : chosen)
-        if (!(r >= 0.002f && r <= 0.2f)) {
-            std::cerr << "octofluid-cli bench live: error: --radius must be in [0.002, 0.2] m\n";
-            return 2;
-        }
     const SceneDescription base = SceneLibrary::load("dam-break");
     std::vector<float> radii = chosen;
     if (radii.empty() && quick)

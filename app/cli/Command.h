@@ -19,6 +19,11 @@ struct Command {
 
 std::map<std::string, Command>& commands();
 
+/// What a std::bad_alloc says on stderr (instead of the bare "std::bad_alloc").
+inline constexpr const char* kOutOfMemoryMessage =
+    "out of memory: the input needs more memory than this machine has available (std::bad_alloc); "
+    "choose a larger particle radius, fewer frames or smaller files";
+
 struct CommandRegistrar {
     CommandRegistrar(const std::string& name, Command command) { commands()[name] = std::move(command); }
 };

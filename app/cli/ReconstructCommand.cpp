@@ -2,6 +2,8 @@
 #include "ArgParser.h"
 #include "BenchReconstruct.h"
 #include "Command.h"
+#include "FramePattern.h"
+#include "OutputSafety.h"
 
 #include "common/Parameters.h"
 
@@ -23,7 +25,7 @@
 #include <iostream>
 #include <mutex>
 #include <numbers>
-#include <regex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -32,10 +34,9 @@ namespace octo::cli {
 
 namespace {
 
-constexpr long long kMaxFrameNumber = 999'999'999'999;
-
 struct Options {
     std::string in, out, statsJson;
+    bool statsGiven = false;  // --stats-json "" is refused, not ignored
     ParameterSet params;      // the table's surface parameters, as `run --set` takes them
     bool radiusGiven = false; // false: estimate particleRadius from the first frame
     bool normals = true;
@@ -92,8 +93,16 @@ Options parse(const Args& args) {
         .option("--method", alias("--method", "surfaceMethod"))
         .option("--s-enlargement", alias("--s-enlargement", "surfaceSEnlargement"))
         .option("--rest-density", alias("--rest-density", "restDensity"))
-        .option("--stats-json", o.statsJson)
-        .option("--stats", o.statsJson)
+        .option("--stats-json",
+                [&](const std::string& v) {
+                    o.statsJson = v;
+                    o.statsGiven = true;
+                })
+        .option("--stats",
+                [&](const std::string& v) {
+                    o.statsJson = v;
+                    o.statsGiven = true;
+                })
         .option("--first",
                 [&](const std::string& v) { o.first = parseWhole("--first", v, 0, kMaxFrameNumber); })
         .option("--last", [&](const std::string& v) { o.last = parseWhole("--last", v, 0, kMaxFrameNumber); })
@@ -106,6 +115,10 @@ Options parse(const Args& args) {
         throw UsageError("expected IN and OUT files (see octofluid-cli --help)");
     o.in = positional[0];
     o.out = positional[1];
+    if (o.in.empty() || o.out.empty())
+        throw UsageError(std::string(o.in.empty() ? "IN" : "OUT") + ": empty path");
+    if (o.statsGiven && o.statsJson.empty())
+        throw UsageError("--stats-json: empty path");
     if (o.first >= 0 && o.last >= 0 && o.last < o.first)
         throw UsageError("--last is before --first");
     try {
@@ -116,45 +129,14 @@ Options parse(const Args& args) {
     return o;
 }
 
-bool isPattern(const std::string& s) {
-    return std::regex_search(s, std::regex("%0?[0-9]*d"));
-}
-
-std::string formatFrame(const std::string& pattern, long frame) {
-    std::vector<char> buf(pattern.size() + 32);
-    std::snprintf(buf.data(), buf.size(), pattern.c_str(), frame);
-    return buf.data();
-}
-
-// Frame numbers of the files matching a %d / %0Nd pattern in its directory.
-std::vector<long> existingFrames(const std::string& pattern) {
-    const std::filesystem::path p(pattern);
-    const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
-    const std::string name = p.filename().string();
-    std::smatch m;
-    const std::regex spec("%(0?)([0-9]*)d");
-    if (!std::regex_search(name, m, spec))
-        throw std::invalid_argument("the frame pattern must be in the file name");
-    auto quote = [](const std::string& s) {
-        std::string q;
-        for (char c : s) {
-            if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos)
-                q += '\\';
-            q += c;
-        }
-        return q;
-    };
-    const std::string digits = m[2].length() ? "([0-9]{" + m[2].str() + ",})" : "([0-9]+)";
-    const std::regex re(quote(m.prefix().str()) + digits + quote(m.suffix().str()));
-    std::vector<long> frames;
+// Frame numbers of the files matching a pattern in its directory (listed once).
+std::vector<long long> existingFrames(const FramePattern& pattern) {
+    const std::filesystem::path dir = pattern.dir.empty() ? std::filesystem::path(".") : pattern.dir;
+    std::vector<long long> frames;
     std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-        std::smatch fm;
-        const std::string fn = e.path().filename().string();
-        if (std::regex_match(fn, fm, re))
-            if (fm[1].length() <= 12) // frame numbers beyond kMaxFrameNumber are not ours
-                frames.push_back(std::stol(fm[1].str()));
-    }
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+        if (const auto f = pattern.match(e.path().filename().string()))
+            frames.push_back(*f);
     if (ec)
         throw std::runtime_error(dir.string() + ": cannot list directory: " + ec.message());
     std::sort(frames.begin(), frames.end());
@@ -170,6 +152,36 @@ std::vector<Vec3f> sortIntoGrid(NeighborGrid& grid, const std::vector<Vec3f>& x,
     return xs;
 }
 
+// Neighbour work a frame may cost, in candidate pairs (NeighborGrid::candidatePairs): about 8
+// per particle for a fluid at cells of the kernel radius; 512 per particle is 64x that, and the
+// floor lets small files through whatever their shape (2.5e7 pairs take ~0.1 s).
+constexpr uint64_t kMaxPairsPerParticle = 512;
+constexpr uint64_t kMinPairBudget = 25'000'000;
+constexpr double kMaxLeavesPerAxis = double(1 << 20); // the surface lattice's own limit
+
+uint64_t pairBudget(size_t particles) {
+    return std::max<uint64_t>(kMinPairBudget, kMaxPairsPerParticle * uint64_t(particles));
+}
+
+// Largest extent of the points' box without the outer 0.1 % on each side of each axis.
+double robustExtent(const std::vector<Vec3f>& x) {
+    const size_t cut = x.size() / 1000;
+    std::vector<float> c(x.size());
+    double extent = 0.0;
+    for (int a = 0; a < 3; ++a) {
+        for (size_t i = 0; i < x.size(); ++i)
+            c[i] = x[i][a];
+        std::nth_element(c.begin(), c.begin() + std::ptrdiff_t(cut), c.end());
+        const double lo = c[cut];
+        std::nth_element(c.begin(), c.end() - std::ptrdiff_t(cut) - 1, c.end());
+        extent = std::max(extent, double(c[c.size() - cut - 1]) - lo);
+    }
+    return extent;
+}
+
+// Widest particle box the radius estimate takes (a float lattice beyond it loses its digits).
+constexpr double kMaxEstimateSpan = 1e30;
+
 // Median nearest-neighbour distance over a sample of particles.
 float medianNearestDistance(const std::string& source, const std::vector<Vec3f>& x) {
     if (x.size() < 2)
@@ -179,23 +191,49 @@ float medianNearestDistance(const std::string& source, const std::vector<Vec3f>&
     Aabb box;
     for (const Vec3f& p : x)
         box.extend(p);
-    const Vec3f e = box.extent();
-    const float diag = std::max(e.maxCoeff(), 1e-6f);
-    const float guess = diag / std::cbrt(float(x.size())); // spacing if the box were full
+    // In double: two points at +-2e38 span more than a float holds.
+    const Vec3d e = box.max.cast<double>() - box.min.cast<double>();
+    if (!(e.maxCoeff() <= kMaxEstimateSpan)) {
+        std::ostringstream s;
+        s << source << ": cannot estimate the particle radius: the particles span " << e.maxCoeff()
+          << " m (limit " << kMaxEstimateSpan << " m: far-flung coordinates?); pass --radius";
+        throw std::invalid_argument(s.str());
+    }
+    if (!(e.maxCoeff() > 0.0))
+        throw std::invalid_argument(source +
+                                    ": cannot estimate the particle radius (all particles coincide); "
+                                    "pass --radius");
+    const float diag = std::max(float(e.maxCoeff()), 1e-6f);
+    // Spacing if the box were full; the box without the outer 0.1 % per side and axis, so that
+    // one far-flung particle does not make the cells hold the whole rest.
+    const float guess = std::max(float(robustExtent(x)), 1e-6f) / std::cbrt(float(x.size()));
     NeighborGrid grid;
     const std::vector<Vec3f> xs = sortIntoGrid(grid, x, guess);
+    // Clustered particles (most of them at one point) would make every sampled search scan them all.
+    if (const uint64_t pairs = grid.candidatePairs(), budget = pairBudget(x.size()); pairs > budget) {
+        std::ostringstream s;
+        s << source << ": cannot estimate the particle radius: " << grid.maxOccupancy() << " of " << x.size()
+          << " particles share one cell of " << grid.cellSize() << " m (" << pairs
+          << " candidate pairs, limit " << budget << "): clustered or coincident particles; pass --radius";
+        throw std::invalid_argument(s.str());
+    }
     std::vector<float> d;
     const size_t step = std::max<size_t>(1, xs.size() / 2000);
     for (size_t k = 0; k < xs.size(); k += step) {
-        float best = std::numeric_limits<float>::max();
-        for (float rad = grid.cellSize(); best == std::numeric_limits<float>::max() && rad <= 4.0f * diag;
-             rad *= 2.0f)
-            grid.forEachNeighbor(xs[k], rad, xs, [&](uint32_t j, const Vec3f&, float r2) {
-                if (j != k && r2 > 0.0f)
-                    best = std::min(best, std::sqrt(r2));
+        // The search radius doubles from one cell to the box's size: at most ~40 rounds (the span
+        // is at most 1e12 cells of the guess), never an unbounded loop (issue 30: points at
+        // +-9e37 made the float radius inf, and inf * 2 <= inf looped forever).
+        double best = std::numeric_limits<double>::infinity();
+        const Vec3d xk = xs[k].cast<double>();
+        double rad = grid.cellSize();
+        for (int round = 0; round < 64 && std::isinf(best) && rad <= 4.0 * double(diag); ++round, rad *= 2.0)
+            grid.forEachNeighbor(xs[k], float(rad), xs, [&](uint32_t j, const Vec3f& xj, float) {
+                const double dj = (xj.cast<double>() - xk).norm();
+                if (j != k && dj > 0.0 && dj <= rad)
+                    best = std::min(best, dj);
             });
-        if (best < std::numeric_limits<float>::max())
-            d.push_back(best);
+        if (std::isfinite(best))
+            d.push_back(float(best));
     }
     if (d.empty()) {
         if (!(e.maxCoeff() > 0.0f))
@@ -241,6 +279,45 @@ float estimateParticleRadius(const std::string& source, const std::vector<Vec3f>
     return 0.5f * spacing;
 }
 
+// Checks a frame before the surface sizes its grids or runs its neighbour loops: the span in
+// leaves (far-flung particles, or a tiny --leaf) and the neighbour work of clustered or
+// coincident particles (20 k particles at one point took 3 s, 100 k 90 s). Each refusal names
+// the file, the option or field and the bound.
+void checkSurfaceWork(const std::string& source, const std::vector<Vec3f>& x, const SurfaceSettings& s) {
+    Aabb box;
+    for (const Vec3f& p : x)
+        box.extend(p);
+    const double L = s.effectiveLeafSize();
+    const double margin = double(s.kernelRadiusFactor) * s.particleRadius + L;
+    const Vec3d ext = box.max.cast<double>() - box.min.cast<double>();
+    for (int a = 0; a < 3; ++a) {
+        const double leaves = std::ceil((ext[a] + 2.0 * margin) / L);
+        if (!(leaves <= kMaxLeavesPerAxis)) {
+            std::ostringstream m;
+            m << source << ": the particles span " << ext[a] << " m along "
+              << "xyz"[a] << ", " << leaves << " leaves of leafSize L = " << L << " m (limit "
+              << kMaxLeavesPerAxis
+              << " per axis): raise --leaf (leafSize) or remove far-flung particles (box ["
+              << box.min.transpose() << "] .. [" << box.max.transpose() << "] m)";
+            throw std::invalid_argument(m.str());
+        }
+    }
+    const float cell = std::max(s.supportFactor, s.kernelRadiusFactor) * s.particleRadius;
+    NeighborGrid grid;
+    grid.setDomainFromPoints(x, cell);
+    grid.build(x);
+    const uint64_t pairs = grid.candidatePairs();
+    const uint64_t budget = pairBudget(x.size());
+    if (pairs > budget) {
+        std::ostringstream m;
+        m << source << ": particles too clustered for particleRadius r = " << s.particleRadius
+          << " m: " << grid.maxOccupancy() << " of " << x.size() << " particles share one neighbour cell of "
+          << grid.cellSize() << " m (" << pairs << " candidate pairs, limit " << budget << " = "
+          << kMaxPairsPerParticle << " per particle): coincident particles, or pass the file's real --radius";
+        throw std::invalid_argument(m.str());
+    }
+}
+
 nlohmann::json statsJson(const SurfaceStats& s, const SurfaceSettings& settings) {
     return nlohmann::json{{"particles", s.particles},
                           {"surfaceParticles", s.surfaceParticles},
@@ -265,7 +342,7 @@ nlohmann::json statsJson(const SurfaceStats& s, const SurfaceSettings& settings)
 }
 
 struct FrameJob {
-    long frame;
+    long long frame;
     std::string in, out;
 };
 
@@ -281,52 +358,60 @@ int run(const Args& args) {
         return 2;
     }
     std::vector<FrameJob> jobs;
-    const bool sequence = isPattern(o.in);
+    const std::optional<FramePattern> inPattern = parseFramePattern("IN", o.in);
+    const std::optional<FramePattern> outPattern = parseFramePattern("OUT", o.out);
+    const bool sequence = inPattern.has_value();
     if (sequence) {
-        if (!isPattern(o.out))
+        if (!outPattern)
             throw std::invalid_argument(
                 "IN is a frame pattern, so OUT must be one too (e.g. surface_%04d.obj)");
         // The files that exist, within [--first, --last]: memory follows the files, not the range.
-        std::vector<long> frames = existingFrames(o.in);
+        std::vector<long long> frames = existingFrames(*inPattern);
         frames.erase(std::remove_if(frames.begin(), frames.end(),
-                                    [&](long f) {
+                                    [&](long long f) {
                                         return (o.first >= 0 && f < o.first) || (o.last >= 0 && f > o.last);
                                     }),
                      frames.end());
         if (frames.empty())
             throw std::runtime_error("no input files match " + o.in +
                                      (o.first >= 0 || o.last >= 0 ? " in the --first/--last range" : ""));
-        for (long f : frames)
-            jobs.push_back({f, formatFrame(o.in, f), formatFrame(o.out, f)});
+        for (long long f : frames)
+            jobs.push_back({f, inPattern->format(f), outPattern->format(f)});
     } else {
+        if (outPattern)
+            throw std::invalid_argument("OUT '" + o.out + "' is a frame pattern but IN '" + o.in +
+                                        "' is one file; give both as patterns or neither");
         jobs.push_back({0, o.in, o.out});
     }
-    // Fail early on a bad output extension, and never write a mesh over an input file.
+    // Fail early on a bad output extension, and never write over an input or another output
+    // (the mesh, --stats-json; compared by file identity, so hard links and ./ spellings count).
     {
         const std::string ext = std::filesystem::path(jobs[0].out).extension().string();
         if (ext != ".obj" && ext != ".ply" && ext != ".OBJ" && ext != ".PLY")
             throw std::invalid_argument(jobs[0].out + ": unknown mesh format (use .obj or .ply)");
-        std::set<std::filesystem::path> inputs;
-        for (const FrameJob& job : jobs)
-            inputs.insert(std::filesystem::weakly_canonical(job.in));
-        for (const FrameJob& job : jobs)
-            if (inputs.count(std::filesystem::weakly_canonical(job.out)))
-                throw std::invalid_argument(job.out +
-                                            ": is an input file; refusing to overwrite it with a mesh");
+        std::vector<RolePath> inputs, outputs;
+        for (const FrameJob& job : jobs) {
+            inputs.push_back({"IN", job.in});
+            outputs.push_back({"OUT", job.out});
+        }
+        if (o.statsGiven)
+            outputs.push_back({"--stats-json", o.statsJson});
+        checkOutputsDistinct(inputs, outputs);
     }
 
     // The radius: given, or estimated once from the first frame (and then held to the table's range).
     if (!o.radiusGiven) {
         const ParticleData first = readParticles(jobs[0].in);
         const float r = estimateParticleRadius(jobs[0].in, first.positions);
-        std::cerr << "reconstruct: estimated particle radius r = " << r
-                  << " m (half the spacing of the volume per particle); pass --radius to override\n";
         try {
             o.params.set("particleRadius", r);
         } catch (const ParameterError& e) {
-            throw std::invalid_argument(std::string("estimated ") + e.what() + "; pass --radius");
+            throw std::invalid_argument(jobs[0].in + ": estimated " + e.what() + "; pass --radius");
         }
+        std::cerr << "reconstruct: estimated particle radius r = " << r
+                  << " m (half the spacing of the volume per particle); pass --radius to override\n";
     }
+    checkLeafSize("--leaf", o.params.get("leafSize"), o.params.get("particleRadius"));
     SurfaceSettings settings = surfaceSettingsFromParameters(o.params);
     settings.storeLeaves = false;
     settings.computeNormals = o.normals;
@@ -342,6 +427,7 @@ int run(const Args& args) {
         const ParticleData data = readParticles(job.in);
         if (data.positions.empty())
             throw FileFormatError(job.in + ": no particles");
+        checkSurfaceWork(job.in, data.positions, settings);
         SurfaceReconstructor& rec = reconstructors.local();
         const auto it = data.scalars.find("density");
         std::span<const float> rho;
@@ -356,6 +442,13 @@ int run(const Args& args) {
         }
         writeMesh(job.out, rec.result().mesh);
         stats[k] = rec.result().stats;
+        if (stats[k].triangles == 0) { // written, but said (--lambda 0 or a huge leaf gave no word)
+            std::lock_guard lock(printMutex);
+            std::cerr << "reconstruct: warning: " << job.in << ": the surface is empty (0 triangles; "
+                      << stats[k].surfaceParticles << " of " << data.positions.size()
+                      << " particles flagged with lambdaMin = " << settings.lambdaMin
+                      << ", leafSize L = " << stats[k].leafSize << " m)\n";
+        }
         if (!o.quiet) {
             std::lock_guard lock(printMutex);
             const SurfaceStats& s = stats[k];
@@ -377,7 +470,7 @@ int run(const Args& args) {
         for (size_t k = 0; k < jobs.size(); ++k)
             process(k);
 
-    if (!o.statsJson.empty()) {
+    if (o.statsGiven) {
         nlohmann::json j;
         if (!sequence) {
             j = statsJson(stats[0], settings);

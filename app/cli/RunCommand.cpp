@@ -1,6 +1,7 @@
 // `octofluid-cli run`: runs a scene headless and prints one line of statistics per frame.
 #include "ArgParser.h"
 #include "Command.h"
+#include "OutputSafety.h"
 
 #include "common/Parameters.h"
 
@@ -15,9 +16,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -30,7 +33,12 @@ struct RunOptions {
     double particles = 0.0, radius = 0.0, fps = 0.0;
     long long frames = -1;
     std::vector<std::string> sets;
+    bool statsGiven = false, exportGiven = false, meshGiven = false; // "" is refused, not ignored
 };
+
+/// Exit code of a run whose energy check or speed limit flagged a blow-up (FrameStats::blowUp):
+/// every frame was still run and written; README and docs/INPUT.md document it.
+constexpr int kExitBlowUp = 3;
 
 constexpr long long kMaxFrames = 1'000'000'000;
 
@@ -48,10 +56,28 @@ RunOptions parseRunOptions(const Args& args) {
                 [&](const std::string& v) { o.frames = parseWhole("--frames", v, 1, kMaxFrames); })
         .option("--fps", [&](const std::string& v) { o.fps = parseReal("--fps", v, 1e-3, 1e6); })
         .option("--set", [&](const std::string& v) { o.sets.push_back(v); })
-        .option("--export-ply", o.exportDir)
-        .option("--export-mesh", o.meshDir)
-        .option("--stats-json", o.statsJson)
+        .option("--export-ply",
+                [&](const std::string& v) {
+                    o.exportDir = v;
+                    o.exportGiven = true;
+                })
+        .option("--export-mesh",
+                [&](const std::string& v) {
+                    o.meshDir = v;
+                    o.meshGiven = true;
+                })
+        .option("--stats-json",
+                [&](const std::string& v) {
+                    o.statsJson = v;
+                    o.statsGiven = true;
+                })
         .parse(args);
+    if ((o.exportGiven && o.exportDir.empty()) || (o.meshGiven && o.meshDir.empty()) ||
+        (o.statsGiven && o.statsJson.empty()))
+        throw UsageError(std::string(o.statsGiven && o.statsJson.empty()    ? "--stats-json"
+                                     : o.exportGiven && o.exportDir.empty() ? "--export-ply"
+                                                                            : "--export-mesh") +
+                         ": empty path");
     if (o.sceneName.empty() == o.sceneFile.empty())
         throw UsageError("give exactly one of --scene NAME or --scene-file FILE");
     if (o.particles > 0.0 && o.radius > 0.0)
@@ -171,6 +197,41 @@ int runScene(const Args& args) {
         test.close();
         fs::remove(probe, ec);
     };
+    // No output may be an input (the scene file, its meshes) or another output: --stats-json onto
+    // the scene file used to overwrite it with exit 0. Frame files are checked by their names.
+    {
+        std::vector<RolePath> inputs;
+        if (!o.sceneFile.empty())
+            inputs.push_back({"scene file", o.sceneFile});
+        for (const FluidMesh& m : scene.fluidMeshes)
+            inputs.push_back({"fluid mesh", m.meshPath});
+        for (const BodyDescription& b : parseBodiesJson(scene.bodiesJson, scene.sourcePath))
+            if (!b.meshPath.empty())
+                inputs.push_back({"body mesh", b.meshPath});
+        std::vector<RolePath> outputs;
+        if (o.statsGiven)
+            outputs.push_back({"--stats-json", o.statsJson});
+        checkOutputsDistinct(inputs, outputs);
+        auto inExportDir = [&](const std::string& dir, const char* prefix, const std::string& option) {
+            if (dir.empty())
+                return;
+            std::error_code ec;
+            std::vector<RolePath> all = inputs;
+            all.insert(all.end(), outputs.begin(), outputs.end());
+            for (const RolePath& f : all) {
+                const fs::path p(f.path);
+                const std::string name = p.filename().string();
+                const bool frameName = name.rfind(prefix, 0) == 0 && name.size() == std::strlen(prefix) + 9 &&
+                                       name.substr(name.size() - 4) == ".ply";
+                if (frameName && fs::exists(dir, ec) &&
+                    fs::equivalent(p.parent_path().empty() ? "." : p.parent_path(), dir, ec))
+                    throw std::invalid_argument(option + " '" + dir + "' would write over the " + f.role +
+                                                " '" + f.path + "'; refusing to overwrite it");
+            }
+        };
+        inExportDir(o.exportDir, "frame_", "--export-ply");
+        inExportDir(o.meshDir, "mesh_", "--export-mesh");
+    }
     prepareDirectory("--export-ply", o.exportDir);
     prepareDirectory("--export-mesh", o.meshDir);
     std::ofstream stats;
@@ -193,6 +254,14 @@ int runScene(const Args& args) {
     std::fflush(stdout);
 
     const bool surfaceOn = sim.parameters().getb("surfaceEnabled");
+    if (surfaceOn) // a leaf far below r hangs the surface (leafSize=1e-6 at r = 20 mm: > 60 s, 950 MB)
+        try {
+            checkLeafSize("--set leafSize", sim.parameters().get("leafSize"),
+                          sim.parameters().get("particleRadius"));
+        } catch (const UsageError& e) {
+            throw UsageError(std::string(e.what()) + " (--set surfaceEnabled=false runs without a surface)");
+        }
+
     auto exportFrame = [&](long long frame) {
         char name[64];
         if (!o.exportDir.empty()) {
@@ -209,6 +278,8 @@ int runScene(const Args& args) {
         throw std::runtime_error("frame 0: " + sim.surfaceWarning() +
                                  " (--set surfaceEnabled=false runs without a surface)");
     exportFrame(0);
+    long long firstBlowUp = 0;
+    std::string blowUpWhy;
     for (long long f = 1; f <= o.frames; ++f) {
         sim.advanceFrame(1.0 / fps);
         const FrameStats& fr = sim.lastFrame();
@@ -240,6 +311,16 @@ int runScene(const Args& args) {
         if (nan > 0)
             throw std::runtime_error(std::to_string(nan) + " particles have non-finite values at frame " +
                                      std::to_string(f));
+        if (fr.blowUp && firstBlowUp == 0) {
+            firstBlowUp = f;
+            blowUpWhy = sim.blowUpMessage();
+        }
+    }
+    if (firstBlowUp > 0) {
+        std::fflush(stdout);
+        std::cerr << "octofluid-cli run: blow-up flagged at frame " << firstBlowUp
+                  << (blowUpWhy.empty() ? "" : ": " + blowUpWhy) << " (exit " << kExitBlowUp << ")\n";
+        return kExitBlowUp;
     }
     return 0;
 }
@@ -247,6 +328,10 @@ int runScene(const Args& args) {
 int runCommand(const Args& args) {
     try {
         return runScene(args);
+    } catch (const std::bad_alloc&) {
+        std::fflush(stdout);
+        std::cerr << "octofluid-cli run: error: " << kOutOfMemoryMessage << "\n";
+        return 1;
     } catch (const std::exception& e) {
         std::fflush(stdout);
         std::cerr << "octofluid-cli run: error: " << e.what() << "\n";

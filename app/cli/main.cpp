@@ -3,6 +3,7 @@
 
 #include <exception>
 #include <iostream>
+#include <new>
 
 namespace octo::cli {
 std::map<std::string, Command>& commands() {
@@ -30,6 +31,9 @@ int main(int argc, char** argv) {
     }
     try {
         return it->second.run(octo::cli::Args(argv + 2, argv + argc));
+    } catch (const std::bad_alloc&) {
+        std::cerr << "octofluid-cli " << name << ": error: " << octo::cli::kOutOfMemoryMessage << "\n";
+        return 1;
     } catch (const std::exception& e) {
         std::cerr << "octofluid-cli " << name << ": error: " << e.what() << "\n";
         return 1;

@@ -126,7 +126,7 @@ std::vector<ParameterInfo> makeTable() {
 
 const std::vector<ParameterOrder>& parameterOrders() {
     static const std::vector<ParameterOrder> orders{
-        {"minIterations", "maxIterations"}, {"timeStepMin", "timeStepMax"}, {"tLow", "tHigh"}};
+        {"minIterations", "maxIterations"}, {"timeStepMin", "timeStepMax"}, {"tLow", "tHigh", true}};
     return orders;
 }
 
@@ -210,10 +210,11 @@ void ParameterSet::parseAssignment(const std::string& nameEqualsValue) {
 void ParameterSet::validate() const {
     for (const ParameterOrder& o : parameterOrders()) {
         const double lo = get(o.lower), hi = get(o.upper);
-        if (lo > hi) {
+        if (lo > hi || (o.strict && lo == hi)) {
             std::ostringstream s;
             s << "parameters '" << o.lower << "' = " << lo << " and '" << o.upper << "' = " << hi
-              << " conflict: '" << o.lower << "' must not exceed '" << o.upper << "'";
+              << " conflict: '" << o.lower << "' must " << (o.strict ? "be below '" : "not exceed '")
+              << o.upper << "'";
             throw ParameterError(s.str());
         }
     }

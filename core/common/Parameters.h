@@ -32,6 +32,7 @@ public:
 /// maxIterations). ParameterSet::validate refuses a set that breaks one, naming both.
 struct ParameterOrder {
     std::string lower, upper;
+    bool strict = false; ///< lower must be below upper (tLow = tHigh divides by zero later)
 };
 const std::vector<ParameterOrder>& parameterOrders();
 

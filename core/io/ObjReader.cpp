@@ -59,8 +59,10 @@ TriangleMesh parseObj(std::istream& in, const std::string& src) {
     std::vector<std::string_view> tok;
     std::vector<uint32_t> poly;
     size_t lineNo = 0;
+    uint64_t bytes = 0; // read so far
     while (std::getline(in, lineText)) {
         ++lineNo;
+        bytes += lineText.size() + 1;
         std::string_view line = trim(lineText);
         if (const auto hash = line.find('#'); hash != std::string_view::npos)
             line = trim(line.substr(0, hash));
@@ -96,7 +98,18 @@ TriangleMesh parseObj(std::istream& in, const std::string& src) {
                                           " vertices defined so far)");
                 poly.push_back(uint32_t(resolved));
             }
-            for (size_t k = 1; k + 1 < poly.size(); ++k) // fan triangulation
+            // Fan triangulation. Every triangle must be paid for by kObjBytesPerTriangle bytes of the
+            // text read so far, so triangles take at most twice the file's memory (issue 30: the
+            // line "f 1 2 3 2 3 ..." made a triangle per 2 bytes, 3.3 GB from a 150 MB file).
+            const uint64_t total = uint64_t(mesh.triangles.size()) + (poly.size() - 2);
+            if (total > bytes / kObjBytesPerTriangle + 1) {
+                std::ostringstream m;
+                m << where(src, lineNo) << "face of " << poly.size() << " vertices brings the mesh to "
+                  << total << " triangles from " << bytes << " bytes (limit: one triangle per "
+                  << kObjBytesPerTriangle << " bytes of the file)";
+                throw FileFormatError(m.str());
+            }
+            for (size_t k = 1; k + 1 < poly.size(); ++k)
                 mesh.triangles.push_back({poly[0], poly[k], poly[k + 1]});
         }
         // vt, vn, g, o, s, usemtl, mtllib, l, p ...: not needed for a rigid shape.

@@ -157,6 +157,16 @@ void checkPositions(const std::string& path, const ParticleData& d) {
               << d.positions[i].y() << ", " << d.positions[i].z() << ")";
             fail(path, s.str());
         }
+    // Densities give each particle its volume m / rho: 0, negative or NaN made every particle a
+    // "surface" particle without a word.
+    if (const auto it = d.scalars.find("density"); it != d.scalars.end())
+        for (size_t i = 0; i < it->second.size(); ++i)
+            if (!(it->second[i] > 0.0f) || !std::isfinite(it->second[i])) {
+                std::ostringstream s;
+                s << "particle " << i << ": field 'density' = " << it->second[i]
+                  << " (must be finite and > 0 kg/m^3)";
+                fail(path, s.str());
+            }
 }
 
 // ---------------------------------------------------------------- PLY
@@ -224,6 +234,10 @@ ParticleData readPly(const std::string& path, const std::string& buf) {
                 if (p.type == Scalar::Invalid)
                     fail(path, "unknown PLY property type '" + t + "'");
             }
+            for (const PlyProperty& q : elements.back().props)
+                if (q.name == p.name) // "last wins" would silently drop a column
+                    fail(path, "PLY element '" + elements.back().name + "' declares property '" + p.name +
+                                   "' twice");
             elements.back().props.push_back(p);
         } else if (kw == "end_header") {
             ended = true;
@@ -300,6 +314,19 @@ ParticleData readPly(const std::string& path, const std::string& buf) {
                     std::ostringstream s;
                     s << "header declares " << n << " vertices but the file has only " << remainingLines
                       << " more lines";
+                    fail(path, s.str());
+                }
+                // Every value takes at least 2 bytes (a digit and a separator; the file's last
+                // value may end without one): n records of P values need 2 n P - 1 bytes. Checked
+                // before the P arrays of n floats are allocated (1 000 properties over 500 k short
+                // lines reached 3.8 GB before the first line). Small headers (up to 64 k values)
+                // are left to the line-by-line messages.
+                const size_t perRecord = 2 * std::max<size_t>(1, e.props.size());
+                if (n > (size_t(1) << 16) / perRecord && n > (rest + 1) / perRecord) {
+                    std::ostringstream s;
+                    s << "header declares " << n << " vertices of " << e.props.size()
+                      << " ASCII values (at least " << perRecord << " bytes each record) but only " << rest
+                      << " bytes follow";
                     fail(path, s.str());
                 }
                 Sink{data, {}}.begin(names, keep, n);
@@ -592,6 +619,8 @@ ParticleData readVtk(const std::string& path, const std::string& buf) {
                 for (size_t i = 0; i < n; ++i)
                     data.velocities[i] = Vec3f(float(v[3 * i]), float(v[3 * i + 1]), float(v[3 * i + 2]));
             } else if (comps == 1 && floatLike(type)) {
+                if (data.scalars.count(name))
+                    fail(path, "point data array '" + name + "' is given twice");
                 auto& s = data.scalars[name];
                 s.resize(n);
                 for (size_t i = 0; i < n; ++i)
@@ -613,6 +642,8 @@ ParticleData readVtk(const std::string& path, const std::string& buf) {
                     for (size_t i = 0; i < n; ++i)
                         data.velocities[i] = Vec3f(float(v[3 * i]), float(v[3 * i + 1]), float(v[3 * i + 2]));
                 } else if (comps == 1 && floatLike(type)) {
+                    if (data.scalars.count(name))
+                        fail(path, "point data array '" + name + "' is given twice");
                     auto& s = data.scalars[name];
                     s.assign(v.begin(), v.end());
                 }

@@ -14,6 +14,18 @@
 
 namespace octo {
 
+/// Deepest nesting of arrays and objects a scene file may have (the built-in scenes use 4).
+constexpr int kMaxJsonDepth = 64;
+/// Most entries of one array of a scene ("fluidBoxes", "bodies", a kinematic path ...).
+constexpr size_t kMaxSceneArrayEntries = 1000;
+
+/// Parses scene JSON text, refusing (SceneError naming `source` and `field`) what nlohmann would
+/// accept silently or with recursion: nesting deeper than kMaxJsonDepth (checked while parsing,
+/// before any recursive code sees the tree: `bodies` nested 100 000 deep overflowed the stack),
+/// and a key given twice in one object ("last wins" hid the first value).
+nlohmann::json parseJsonChecked(const std::string& text, const std::string& source,
+                                const std::string& field = "");
+
 class JsonFields {
 public:
     using json = nlohmann::json;

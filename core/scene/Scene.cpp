@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <numbers>
 #include <set>
 #include <sstream>
@@ -187,6 +189,131 @@ size_t SceneDescription::estimateParticleCount(float r) const {
     return n;
 }
 
+namespace {
+
+// Wall particles of sampleBoxWalls(container, 2r, layers) (sph/BoundaryModel.cpp), without
+// sampling them: the grid of points spanning `layers` shells minus its interior.
+double wallParticleCount(const Aabb& container, float r, int layers) {
+    const double d0 = 2.0 * double(r);
+    double all = 1.0, inner = 1.0;
+    for (int a = 0; a < 3; ++a) {
+        const double n = std::max(1.0, std::round((double(container.extent()[a]) + d0) / d0));
+        all *= n + 2.0 * layers - 1.0;
+        inner *= std::max(0.0, n - 1.0);
+    }
+    return all - inner;
+}
+
+// Cells of a neighbour grid of edge h over the container (NeighborGrid rounds to 8^3 bricks).
+double gridCellCount(const Aabb& container, float r, int layers) {
+    const double h = 4.0 * double(r), wall = 2.0 * double(r) * layers;
+    double cells = 1.0;
+    for (int a = 0; a < 3; ++a)
+        cells *=
+            std::ceil((std::ceil((double(container.extent()[a]) + 2.0 * (h + wall)) / h) + 1.0) / 8.0) * 8.0;
+    return cells;
+}
+
+} // namespace
+
+uint64_t availableMemoryBytes() {
+    if (const char* env = std::getenv("OCTO_MEMORY_BUDGET_MB")) {
+        char* end = nullptr;
+        const double mb = std::strtod(env, &end);
+        if (end != env && *end == '\0' && mb > 0.0 && mb < 1e12)
+            return uint64_t(mb * 1024.0 * 1024.0);
+    }
+    std::ifstream f("/proc/meminfo");
+    std::string key;
+    uint64_t kib = 0;
+    while (f >> key) {
+        if (key == "MemAvailable:" && (f >> kib))
+            return kib * 1024;
+        std::getline(f, key);
+    }
+    return uint64_t(16) << 30; // unknown: assume 16 GiB
+}
+
+SceneBudget SceneDescription::budget(float r, int boundaryLayers) const {
+    SceneBudget b;
+    b.fluidParticles = double(estimateParticleCount(r));
+    b.wallParticles = wallParticleCount(container, r, boundaryLayers);
+    b.gridCells = gridCellCount(container, r, boundaryLayers);
+    b.bytes = b.fluidParticles * kBytesPerFluidParticle + b.wallParticles * kBytesPerWallParticle +
+              2.0 * b.gridCells * 4.0; // fluid and boundary grids: one uint32_t per cell each
+    return b;
+}
+
+void SceneDescription::checkBudget(float r, int boundaryLayers) const {
+    const std::string src = sourcePath.empty() ? name : sourcePath;
+    checkFluidAt(r);
+    const SceneBudget b = budget(r, boundaryLayers);
+    const double memory = kMemoryShare * double(availableMemoryBytes());
+    const double particles = b.fluidParticles + b.wallParticles;
+    const bool tooMany = particles > double(kMaxParticles);
+    const bool tooManyCells = b.gridCells > kMaxGridCells;
+    if (!tooMany && !tooManyCells && b.bytes <= memory)
+        return;
+    std::ostringstream s;
+    s.precision(3);
+    s << src << ": fields 'particleRadius' (r = " << r << " m) and 'container' (["
+      << container.min.transpose() << "] .. [" << container.max.transpose() << "] m) need about "
+      << b.fluidParticles << " fluid + " << b.wallParticles
+      << " wall particles (boundaryLayers = " << boundaryLayers << "), " << b.gridCells
+      << " neighbour cells and " << b.bytes / double(1 << 20) << " MiB; limit ";
+    if (tooMany)
+        s << double(kMaxParticles) << " particles";
+    else if (tooManyCells)
+        s << kMaxGridCells << " neighbour cells";
+    else
+        s << memory / double(1 << 20) << " MiB (" << int(100 * kMemoryShare) << " % of the memory available)";
+    s << ": choose a larger particleRadius (--radius, --particles) or a smaller container";
+    throw SceneError(s.str());
+}
+
+void SceneDescription::checkFluidAt(float r) const {
+    const std::string src = sourcePath.empty() ? name : sourcePath;
+    // Two boxes whose lattices come closer than a spacing (boxes that touch, when one's layer count
+    // rounds up past its side): from rest without gravity, two boxes touching at x = 0.3 m at
+    // r = 0.02 m threw the fluid at 27 m/s in the first step.
+    std::vector<Aabb> occupied;
+    for (const FluidBox& b : fluidBoxes) {
+        const BoxLattice L = boxLattice(b.box, container, gravity, r);
+        Aabb o;
+        for (int a = 0; a < 3; ++a) {
+            o.min[a] = L.first[a] - 0.5f * L.spacing[a];
+            o.max[a] = L.first[a] + (float(L.count[a]) - 0.5f) * L.spacing[a];
+        }
+        occupied.push_back(o);
+    }
+    const float tol = 0.05f * r;
+    for (size_t i = 0; i < occupied.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+            if (((occupied[i].max.cwiseMin(occupied[j].max) - occupied[i].min.cwiseMax(occupied[j].min))
+                     .array() > tol)
+                    .all()) {
+                std::ostringstream s;
+                s << src << ": field 'fluidBoxes[" << i << "]' overlaps 'fluidBoxes[" << j
+                  << "]' at particleRadius r = " << r
+                  << " m (their particle lattices come closer than 2r; fluid shapes must not overlap: their "
+                     "lattices would double the density; merge them into one)";
+                throw SceneError(s.str());
+            }
+    for (size_t i = 0; i < fluidBoxes.size(); ++i) {
+        const Aabb& box = fluidBoxes[i].box;
+        if (boxLattice(box, container, gravity, r).size() == 0) {
+            int a = 0;
+            box.extent().minCoeff(&a);
+            std::ostringstream s;
+            s << src << ": field 'fluidBoxes[" << i
+              << "]': the box holds no particle at particleRadius r = " << r << " m (it is "
+              << box.extent()[a] << " m thin along "
+              << "xyz"[a] << "; one layer needs at least r = " << r << " m)";
+            throw SceneError(s.str());
+        }
+    }
+}
+
 void SceneDescription::validate() const {
     const std::string src = sourcePath.empty() ? name : sourcePath;
     if (!(particleRadius > 0.0f))
@@ -207,6 +334,34 @@ void SceneDescription::validate() const {
             !container.enlarged(tol).contains(fluidBoxes[i].box.max))
             throw SceneError(src + ": field 'fluidBoxes[" + std::to_string(i) +
                              "]': the box must lie inside the container");
+    // Overlapping fluid shapes would put two lattices into one volume: twice the rest density,
+    // and the start erupted at 8 000 m/s. Shapes that only touch are fine.
+    const float overlapTol = 1e-5f * container.extent().maxCoeff();
+    auto overlapFail = [&](const std::string& a, const std::string& b) {
+        throw SceneError(src + ": field '" + a + "' overlaps '" + b +
+                         "' (fluid shapes must not overlap: their lattices would double the density; "
+                         "merge them into one)");
+    };
+    for (size_t i = 0; i < fluidBoxes.size(); ++i)
+        for (size_t j = 0; j < i; ++j) {
+            const Aabb &a = fluidBoxes[i].box, &b = fluidBoxes[j].box;
+            if (((a.max.cwiseMin(b.max) - a.min.cwiseMax(b.min)).array() > overlapTol).all())
+                overlapFail("fluidBoxes[" + std::to_string(i) + "]", "fluidBoxes[" + std::to_string(j) + "]");
+        }
+    for (size_t i = 0; i < fluidSpheres.size(); ++i) {
+        const FluidSphere& si = fluidSpheres[i];
+        for (size_t j = 0; j < i; ++j)
+            if ((si.center - fluidSpheres[j].center).norm() < si.radius + fluidSpheres[j].radius - overlapTol)
+                overlapFail("fluidSpheres[" + std::to_string(i) + "]",
+                            "fluidSpheres[" + std::to_string(j) + "]");
+        for (size_t j = 0; j < fluidBoxes.size(); ++j) {
+            const Aabb& b = fluidBoxes[j].box;
+            const Vec3f nearest = si.center.cwiseMax(b.min).cwiseMin(b.max);
+            if ((si.center - nearest).norm() < si.radius - overlapTol)
+                overlapFail("fluidSpheres[" + std::to_string(i) + "]",
+                            "fluidBoxes[" + std::to_string(j) + "]");
+        }
+    }
     for (size_t i = 0; i < fluidSpheres.size(); ++i) {
         const FluidSphere& s = fluidSpheres[i];
         if (!container.enlarged(tol).contains(s.center - Vec3f::Constant(s.radius)) ||
@@ -218,31 +373,97 @@ void SceneDescription::validate() const {
         throw SceneError(src + ": field 'endTime': must be > 0");
     if (!(fps > 0.0))
         throw SceneError(src + ": field 'fps': must be > 0");
+    checkFluidAt(particleRadius);
 }
 
-SceneDescription parseSceneJson(const std::string& text, const std::string& sourceName) {
-    json root;
+json parseJsonChecked(const std::string& text, const std::string& source, const std::string& field) {
+    const std::string where = source + (field.empty() ? "" : ": field '" + field + "'");
+    // One frame per open object or array: its keys (objects) and its path, for messages.
+    struct Open {
+        bool object = false;
+        std::set<std::string> keys;
+        std::string path, lastKey;
+        size_t index = 0;
+    };
+    std::vector<Open> open;
+    auto childPath = [&]() -> std::string {
+        if (open.empty())
+            return field;
+        const Open& o = open.back();
+        if (o.object)
+            return o.path.empty() ? o.lastKey : o.path + "." + o.lastKey;
+        return o.path + "[" + std::to_string(o.index) + "]";
+    };
+    auto childDone = [&] {
+        if (!open.empty() && !open.back().object)
+            ++open.back().index;
+    };
+    const json::parser_callback_t check = [&](int, json::parse_event_t event, json& parsed) {
+        switch (event) {
+        case json::parse_event_t::object_start:
+        case json::parse_event_t::array_start: {
+            if (open.size() >= size_t(kMaxJsonDepth)) {
+                const std::string at = childPath();
+                throw SceneError(
+                    where + ": JSON nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels" +
+                    (at.empty() ? "" : " at '" + (at.size() > 40 ? at.substr(0, 40) + "..." : at) + "'") +
+                    " (limit " + std::to_string(kMaxJsonDepth) + ")");
+            }
+            Open o;
+            o.object = event == json::parse_event_t::object_start;
+            o.path = childPath();
+            open.push_back(std::move(o));
+            break;
+        }
+        case json::parse_event_t::key: {
+            Open& o = open.back();
+            o.lastKey = parsed.get<std::string>();
+            if (!o.keys.insert(o.lastKey).second)
+                throw SceneError(where + ": field '" + childPath() +
+                                 "' is given twice in one object (keys must be unique)");
+            break;
+        }
+        case json::parse_event_t::object_end:
+        case json::parse_event_t::array_end:
+            open.pop_back();
+            childDone();
+            break;
+        case json::parse_event_t::value:
+            childDone();
+            break;
+        }
+        return true;
+    };
     try {
-        root = json::parse(text);
+        return json::parse(text, check);
     } catch (const json::parse_error& e) {
         const auto [line, col] = lineColumn(text, e.byte);
         std::string what = e.what();
         // Drop nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: " prefix.
         if (auto p = what.find(": "); p != std::string::npos)
             what = what.substr(p + 2);
-        throw SceneError(sourceName + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                         ": JSON syntax error: " + what);
+        throw SceneError(source + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                         (field.empty() ? "" : ": field '" + field + "'") + ": JSON syntax error: " + what);
     } catch (const json::exception& e) { // e.g. a number literal too large for a double (out_of_range.406)
         std::string what = e.what();
         if (auto p = what.find("] "); p != std::string::npos)
             what = what.substr(p + 2);
-        throw SceneError(sourceName + ": JSON error: " + what);
+        throw SceneError(where + ": JSON error: " + what);
     }
+}
+
+SceneDescription parseSceneJson(const std::string& text, const std::string& sourceName) {
+    const json root = parseJsonChecked(text, sourceName);
     SceneDescription s;
     s.sourcePath = sourceName;
     const Reader top(root, "", sourceName);
     top.onlyKnown({"name", "description", "particleRadius", "container", "fluidBoxes", "fluidSpheres",
                    "gravity", "endTime", "fps", "parameters", "bodies", "fluidMeshes"});
+    for (const char* list : {"fluidBoxes", "fluidSpheres", "fluidMeshes", "bodies"})
+        if (top.has(list) && top.at(list).is_array() && top.at(list).size() > kMaxSceneArrayEntries)
+            top.fail(std::to_string(top.at(list).size()) + " entries (limit " +
+                         std::to_string(kMaxSceneArrayEntries) + ")",
+                     list);
     s.name = top.string("name", sourceName);
     s.description = top.string("description", "");
     s.particleRadius = float(top.number("particleRadius", true));
@@ -303,8 +524,24 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
         }
     }
     s.gravity = top.vec3("gravity", s.gravity);
+    for (int a = 0; a < 3; ++a) { // the simulation sets gravityX/Y/Z from it: same ranges, named here
+        const ParameterInfo& g = *findParameter(std::string("gravity") + "XYZ"[a]);
+        if (s.gravity[a] < g.minValue || s.gravity[a] > g.maxValue) {
+            std::ostringstream m;
+            m << "component "
+              << "xyz"[a] << " = " << s.gravity[a] << " is out of range " << ParameterSet::rangeText(g)
+              << " (parameter '" << g.name << "')";
+            top.fail(m.str(), "gravity");
+        }
+    }
     s.endTime = top.number("endTime", s.endTime, true);
     s.fps = top.number("fps", s.fps, true);
+    if (s.fps < kMinSceneFps || s.fps > kMaxSceneFps) { // as the CLI's --fps
+        std::ostringstream m;
+        m << "out of range [" << kMinSceneFps << ", " << kMaxSceneFps << "] (frames per simulated second)";
+        top.fail(m.str(), "fps");
+    }
+    double restDensity = findParameter("restDensity")->defaultValue;
     if (top.has("parameters")) {
         const Reader p(top.at("parameters"), "parameters", sourceName);
         ParameterSet check;
@@ -325,13 +562,52 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
         } catch (const ParameterError& e) {
             p.fail(e.what());
         }
+        restDensity = check.get("restDensity");
     }
     if (top.has("bodies")) {
         const json& b = top.at("bodies");
         if (!b.is_array())
             top.fail("expected an array", "bodies");
+        // The tree is at most kMaxJsonDepth deep (parseJsonChecked), so dump() recurses boundedly.
         s.bodiesJson = b.dump();
-        parseBodiesJson(s.bodiesJson, sourceName); // field and mesh errors at load, not at the first build
+        // Field and mesh errors at load, not at the first build.
+        const std::vector<BodyDescription> bodies = parseBodiesJson(s.bodiesJson, sourceName);
+        for (size_t i = 0; i < bodies.size(); ++i) {
+            const KinematicMotion& m = bodies[i].kinematic;
+            if (m.kind == KinematicMotion::Kind::Velocity && m.velocity.squaredNorm() > 0.0f) {
+                // A constant velocity leaves the container in finite time (one left it by 1.85 m
+                // without a word): its centre must stay inside until endTime (a 'path' stops at
+                // its last waypoint instead).
+                double leave = std::numeric_limits<double>::infinity();
+                for (int a = 0; a < 3; ++a) {
+                    const double v = m.velocity[a], x = bodies[i].position[a];
+                    if (v > 0.0)
+                        leave = std::min(leave, (double(s.container.max[a]) - x) / v);
+                    else if (v < 0.0)
+                        leave = std::min(leave, (double(s.container.min[a]) - x) / v);
+                }
+                if (leave < s.endTime) {
+                    std::ostringstream msg;
+                    msg << "the body's centre leaves the container at t = " << std::max(0.0, leave)
+                        << " s, before endTime = " << s.endTime
+                        << " s (a constant velocity never stops; give a 'path', which ends at its last "
+                           "waypoint)";
+                    top.fail(msg.str(), "bodies[" + std::to_string(i) + "].kinematic.velocity");
+                }
+            }
+            if (bodies[i].isKinematic())
+                continue;
+            const double rel = double(bodies[i].densityFor(float(restDensity))) / restDensity;
+            // (1e-6: relativeDensity 0.05 read as a float is 0.0499999...)
+            if (!(rel >= kMinRelativeBodyDensity * (1.0 - 1e-6) &&
+                  rel <= kMaxRelativeBodyDensity * (1.0 + 1e-6))) {
+                std::ostringstream m;
+                m << rel << " rho0 is out of range [" << kMinRelativeBodyDensity << ", "
+                  << kMaxRelativeBodyDensity << "] rho0 (restDensity rho0 = " << restDensity << " kg/m^3)";
+                top.fail(m.str(), "bodies[" + std::to_string(i) + "]." +
+                                      (bodies[i].density > 0.0f ? "density" : "relativeDensity"));
+            }
+        }
     }
     const ParameterInfo* rInfo = findParameter("particleRadius");
     if (rInfo && (s.particleRadius < rInfo->minValue || s.particleRadius > rInfo->maxValue))

@@ -34,6 +34,25 @@ struct FluidSphere {
 /// what runs live on two cores.
 inline constexpr double kInteractiveParticleCount = 9000.0;
 
+/// Scene frame rates, as the CLI's --fps (a scene's "fps": 1e-6 hung, 1e30 gave frames of 0 steps).
+constexpr double kMinSceneFps = 1e-3, kMaxSceneFps = 1e6;
+/// Most particles (fluid and wall) a simulation may hold, whatever the memory.
+constexpr size_t kMaxParticles = 20'000'000;
+/// Most cells of a neighbour grid over the container (NeighborGrid's own limit is 2^31).
+constexpr double kMaxGridCells = double(uint64_t(1) << 31);
+/// Memory per particle of a running simulation with its surface, rounded up from the dam break
+/// (`run --particles 50000` vs `200000`: +113 MB peak for +153 k fluid and +84 k wall particles).
+constexpr double kBytesPerFluidParticle = 700.0, kBytesPerWallParticle = 100.0;
+/// Share of the memory available at build time a simulation may plan to use.
+constexpr double kMemoryShare = 0.8;
+/// Bytes of memory available now (MemAvailable; OCTO_MEMORY_BUDGET_MB overrides it, for tests).
+uint64_t availableMemoryBytes();
+
+/// What a scene costs at a particle radius, estimated without sampling anything.
+struct SceneBudget {
+    double fluidParticles = 0, wallParticles = 0, gridCells = 0, bytes = 0;
+};
+
 struct SceneDescription {
     std::string name;
     std::string description;
@@ -60,8 +79,17 @@ struct SceneDescription {
     void sampleFluid(float radius, std::vector<Vec3f>& positions, std::vector<Vec3f>& velocities) const;
     /// Number of particles sampleFluid would produce (without allocating them).
     size_t estimateParticleCount(float radius) const;
-    /// Throws SceneError when the geometry is inconsistent (fluid outside the container ...).
+    /// Throws SceneError when the geometry is inconsistent (fluid outside the container, fluid
+    /// shapes that overlap, a box too thin for one layer ...).
     void validate() const;
+    /// Particles, neighbour cells and bytes a simulation at radius r would take.
+    SceneBudget budget(float r, int boundaryLayers) const;
+    /// Throws SceneError naming the fields and the estimate when the scene at radius r exceeds
+    /// kMaxParticles (fluid and wall particles), kMaxGridCells or kMemoryShare of the available
+    /// memory, or a fluid box holds no particle at r. Called before anything is sampled.
+    void checkBudget(float r, int boundaryLayers) const;
+    /// Throws SceneError when a fluid box holds no particle at radius r.
+    void checkFluidAt(float r) const;
 };
 
 /// Parses scene JSON. sourceName appears in error messages (a file name).

@@ -47,6 +47,21 @@ Quatf parseOrientation(const Fields& b) {
     b.fail("expected {\"axis\": [x, y, z], \"angle\": degrees} or a quaternion [w, x, y, z]", field);
 }
 
+std::string boundText(const char* unit, double lo, double hi, const char* what) {
+    std::ostringstream s;
+    s << what << " out of range [" << lo << ", " << hi << "] " << unit;
+    return s.str();
+}
+
+// Speeds beyond these pinned the time step at its minimum (a kinematic 1e4 rad/s: > 1 600 steps per
+// frame, no message); the CFL step follows the fastest boundary sample.
+void checkBodySpeeds(const Fields& f, const Vec3f& v, const Vec3f& w) {
+    if (f.has("velocity") && !(v.norm() <= kMaxBodySpeed))
+        f.fail(boundText("m/s", 0.0, kMaxBodySpeed, "speed |v|"), "velocity");
+    if (f.has("angularVelocity") && !(w.norm() <= kMaxBodyAngularSpeed))
+        f.fail(boundText("rad/s", 0.0, kMaxBodyAngularSpeed, "angular speed |w|"), "angularVelocity");
+}
+
 void parseKinematic(const Fields& k, BodyDescription& body, bool hasPosition) {
     k.onlyKnown({"path", "speed", "acceleration", "startTime", "returnTrip", "velocity", "angularVelocity"});
     KinematicMotion& m = body.kinematic;
@@ -65,12 +80,16 @@ void parseKinematic(const Fields& k, BodyDescription& body, bool hasPosition) {
         }
         m.kind = KinematicMotion::Kind::Path;
         m.speed = float(k.number("speed", true));
+        if (m.speed > kMaxBodySpeed)
+            k.fail(boundText("m/s", 0.0, kMaxBodySpeed, "speed"), "speed");
         m.startTime = k.number("startTime", 0.0, false);
-        if (m.startTime < 0.0)
-            k.fail("must be >= 0", "startTime");
+        if (m.startTime < 0.0 || m.startTime > kMaxKinematicStartTime)
+            k.fail(boundText("s", 0.0, kMaxKinematicStartTime, "start time"), "startTime");
         m.acceleration = float(k.number("acceleration", 0.0, false));
         if (k.has("acceleration") && !(m.acceleration > 0.0f))
             k.fail("must be > 0 (m/s^2; leave it out for an instant start)", "acceleration");
+        if (m.acceleration > kMaxBodyAcceleration)
+            k.fail(boundText("m/s^2", 0.0, kMaxBodyAcceleration, "acceleration"), "acceleration");
         m.returnTrip = k.boolean("returnTrip", false);
         if (!hasPosition)
             body.position = m.waypoints.front();
@@ -80,6 +99,7 @@ void parseKinematic(const Fields& k, BodyDescription& body, bool hasPosition) {
         m.kind = KinematicMotion::Kind::Velocity;
         m.velocity = k.vec3("velocity", Vec3f::Zero());
         m.angularVelocity = k.vec3("angularVelocity", Vec3f::Zero());
+        checkBodySpeeds(k, m.velocity, m.angularVelocity);
         if (!hasPosition)
             k.fail("a kinematic body with a velocity needs a 'position' to start from");
     } else {
@@ -129,8 +149,20 @@ BodyDescription parseBody(const json& obj, const std::string& path, const std::s
             b.fail(e.what(), "mesh");
         }
         d.meshScale = float(b.number("scale", 1.0, true));
+        TriangleMesh m;
         try { // read and check the mesh now, so its errors carry the scene file and field like fluidMeshes'
-            TriangleMesh m = readObj(d.meshPath);
+            m = readObj(d.meshPath);
+        } catch (const std::exception& e) {
+            b.fail(e.what(), "mesh");
+        }
+        // Before the volume sums: coordinates of 1e29 m gave "zero volume (|V| = 1e87 m^3)".
+        const double extent = double(meshBounds(m).extent().maxCoeff()) * double(d.meshScale);
+        if (!(extent <= kMaxBodyExtent)) {
+            std::ostringstream s;
+            s << "the mesh is " << extent << " m across after 'scale' (limit " << kMaxBodyExtent << " m)";
+            b.fail(s.str(), "mesh");
+        }
+        try {
             validateSolidMesh(m, d.meshPath);
         } catch (const std::exception& e) {
             b.fail(e.what(), "mesh");
@@ -170,6 +202,7 @@ BodyDescription parseBody(const json& obj, const std::string& path, const std::s
     }
     d.velocity = b.vec3("velocity", Vec3f::Zero());
     d.angularVelocity = b.vec3("angularVelocity", Vec3f::Zero());
+    checkBodySpeeds(b, d.velocity, d.angularVelocity);
     if (b.has("kinematic")) {
         if (b.has("velocity") || b.has("angularVelocity"))
             b.fail("a kinematic body takes its velocity from 'kinematic'",
@@ -204,12 +237,7 @@ std::vector<BodyDescription> parseBodiesJson(const std::string& text, const std:
     std::vector<BodyDescription> out;
     if (text.empty())
         return out;
-    json arr;
-    try {
-        arr = json::parse(text);
-    } catch (const json::exception& e) {
-        throw SceneError(source + ": field 'bodies': JSON error: " + e.what());
-    }
+    const json arr = parseJsonChecked(text, source, "bodies");
     if (!arr.is_array())
         throw SceneError(source + ": field 'bodies': expected an array");
     for (size_t i = 0; i < arr.size(); ++i)
@@ -218,12 +246,7 @@ std::vector<BodyDescription> parseBodiesJson(const std::string& text, const std:
 }
 
 BodyDescription parseBodyJson(const std::string& text, const std::string& source, const std::string& what) {
-    json obj;
-    try {
-        obj = json::parse(text);
-    } catch (const json::exception& e) {
-        throw SceneError(source + ": field '" + what + "': JSON error: " + e.what());
-    }
+    const json obj = parseJsonChecked(text, source, what);
     return parseBody(obj, what, source);
 }
 
@@ -247,6 +270,11 @@ std::string resolveMeshPath(const std::string& file, const std::string& sceneFil
     for (const fs::path& c : candidates)
         if (fs::is_regular_file(c, ec))
             return c.lexically_normal().string();
+    for (const fs::path& c : candidates)
+        if (fs::exists(c, ec))
+            throw SceneError("mesh file '" + file + "' is " +
+                             (fs::is_directory(c, ec) ? "a directory" : "not a regular file") + " (" +
+                             c.lexically_normal().string() + "), expected an OBJ file");
     std::string list;
     for (const fs::path& c : candidates)
         list += (list.empty() ? "" : ", ") + c.lexically_normal().string();

@@ -59,6 +59,17 @@ struct BodyDescription {
     std::string label() const;
 };
 
+/// Bounds of a body's motion in a scene file (docs/SCENES.md): beyond them the CFL step of the
+/// fastest boundary sample pins the solver at its minimum time step.
+constexpr float kMaxBodySpeed = 50.0f;           ///< m/s: velocity, kinematic velocity and path speed
+constexpr float kMaxBodyAngularSpeed = 100.0f;   ///< rad/s: angularVelocity (initial or kinematic)
+constexpr float kMaxBodyAcceleration = 1.0e4f;   ///< m/s^2: kinematic path acceleration
+constexpr double kMaxKinematicStartTime = 1.0e6; ///< s: kinematic startTime
+constexpr double kMaxBodyExtent = 1.0e4;         ///< m: a mesh body's size after its scale
+/// Body density relative to the fluid's rest density: a body of 1e-9 rho0 was shot through the
+/// wall at 46 m/s (checked by parseSceneJson, which knows restDensity).
+constexpr float kMinRelativeBodyDensity = 0.05f, kMaxRelativeBodyDensity = 25.0f;
+
 /// Parses the JSON text of a "bodies" array. `source` (the scene file) prefixes error messages,
 /// which name the field ("scene.json: field 'bodies[1].density': expected a positive number").
 /// Relative mesh paths are resolved with resolveMeshPath against the scene file's folder.

@@ -20,8 +20,10 @@ class NeighborGrid {
 public:
     /// Fixes the domain and the cell edge (>= the largest query radius for 27-cell queries).
     void setDomain(const Aabb& domain, float cellSize);
-    /// Domain = bounding box of the points (plus one cell). The cell edge grows when the box
-    /// would need more than maxCells cells (far-flung outliers), so memory stays O(n).
+    /// Domain = bounding box of the points (plus one cell). When that box would need more than
+    /// maxCells cells (far-flung outliers), the domain leaves out the outer 0.1 % of the points on
+    /// each side of each axis (they are clamped into border cells), and only then does the cell
+    /// edge grow, so memory stays O(n) and a few outliers do not put everything into one cell.
     void setDomainFromPoints(std::span<const Vec3f> points, float cellSize, size_t maxCells = 0);
 
     /// Sorts the points by cell. Afterwards order()[k] is the original index of sorted point k.
@@ -33,6 +35,13 @@ public:
     const Aabb& domain() const { return domain_; }
     Vec3i dims() const { return dims_; }
     size_t cellCount() const { return cellStart_.empty() ? 0 : cellStart_.size() - 1; }
+    /// After build(): the sum over the points of the number of points in their own cell (the
+    /// sum of the squared cell occupancies). About 8 per point for a fluid at rest with cells of
+    /// the kernel radius; coincident or clustered points make it quadratic, so callers compare
+    /// it with a budget before running neighbour loops (O(n) to compute).
+    uint64_t candidatePairs() const;
+    /// After build(): the most points in one cell.
+    uint32_t maxOccupancy() const;
 
     /// Reorders per-point data from original to sorted order (scratch is reused storage).
     template <class T> void permute(std::vector<T>& data, std::vector<T>& scratch) const;

@@ -43,7 +43,7 @@ private slots:
              "orientation": [1, 0, 0, 0]},
             {"shape": "cylinder", "radius": 0.04, "height": 0.3,
              "kinematic": {"path": [[0.1, 0.2, 0.5], [0.9, 0.2, 0.5]], "speed": 10, "startTime": 0.2}},
-            {"shape": "box", "size": 0.1, "position": [0.5, 0.2, 0.5], "kinematic": {"velocity": [0.5, 0, 0]}}
+            {"shape": "box", "size": 0.1, "position": [0.5, 0.2, 0.5], "kinematic": {"velocity": [0.05, 0, 0]}}
         ])"),
                                                   "t.json");
         const auto b = parseBodiesJson(s.bodiesJson, s.sourcePath);
@@ -71,6 +71,19 @@ private slots:
         QVERIFY((profiled(1.0).position - Vec3f(0.9f, 0.2f, 0.5f)).norm() < 1e-5f);
         QVERIFY((b[3].size - Vec3f::Constant(0.1f)).norm() < 1e-6f);
         QCOMPARE(int(b[3].kinematic.kind), int(KinematicMotion::Kind::Velocity));
+        // At 0.05 m/s it stays inside until t = 10 s, past endTime (5 s); at 0.5 m/s it would
+        // leave at 1 s and is refused (issue 30: a kinematic body left the container by 1.85 m).
+        try {
+            parseSceneJson(sceneWithBodies(R"([{"shape": "box", "size": 0.1, "position": [0.5, 0.2, 0.5],
+                                                "kinematic": {"velocity": [0, -0.5, 0]}}])"),
+                           "t.json");
+            QFAIL("a kinematic body leaving the container accepted");
+        } catch (const SceneError& e) {
+            QVERIFY2(std::string(e.what()).find(
+                         "'bodies[0].kinematic.velocity': the body's centre leaves the "
+                         "container at t = 0.4 s, before endTime = 5 s") != std::string::npos,
+                     e.what());
+        }
     }
 
     void errorsNameTheField() {
@@ -106,7 +119,8 @@ private slots:
             QVERIFY2(msg.find("t.json") != std::string::npos && msg.find(field) != std::string::npos,
                      ("expected an error naming '" + field + "', got: '" + msg + "'").c_str());
         }
-        QCOMPARE(bodyError(R"([{"shape": "box", "size": 0.1, "density": 5, "position": [0,0,0]}])"),
+        // 500 kg/m^3: bodies lighter than 0.05 rho0 are refused since issue 30 (see test_scene_json).
+        QCOMPARE(bodyError(R"([{"shape": "box", "size": 0.1, "density": 500, "position": [0,0,0]}])"),
                  std::string());
     }
 

@@ -1,5 +1,6 @@
 // Scene JSON: the built-in scenes load; malformed or incomplete files give errors naming the
 // line:column or the field; parameter range errors name the parameter and its range.
+#include "scene/JsonFields.h"
 #include "scene/Scene.h"
 #include "scene/SceneLibrary.h"
 
@@ -132,6 +133,146 @@ private slots:
         } catch (const SceneError& e) {
             QVERIFY(QString(e.what()).contains("/nonexistent/scene.json"));
         }
+    }
+    // ---- issue 30 ----
+    void nestingIsLimitedWhileParsing() {
+        // 64 levels parse; 65 are refused before any recursive code sees the tree (bodies nested
+        // 100 000 deep overflowed the stack in dump(); tests/data/malformed holds that file).
+        auto nested = [](int depth) {
+            return std::string(size_t(depth), '[') + std::string(size_t(depth), ']');
+        };
+        QVERIFY(parseJsonChecked(nested(kMaxJsonDepth), "t.json").is_array());
+        try {
+            parseJsonChecked(nested(kMaxJsonDepth + 1), "t.json");
+            QFAIL("65 levels accepted");
+        } catch (const SceneError& e) {
+            QVERIFY2(std::string(e.what()).find("t.json: JSON nesting deeper than 64 levels") !=
+                         std::string::npos,
+                     e.what());
+        }
+    }
+
+    void duplicateKeysAreRefusedWithTheirPath() {
+        const std::string base = R"({"name": "t", "particleRadius": 0.02,
+            "container": {"min": [0, 0, 0], "max": [1, 0.6, 0.6]},
+            "fluidBoxes": [{"min": [0, 0, 0], "max": [0.3, 0.3, 0.6]}])";
+        auto error = [&](const std::string& tail) {
+            try {
+                parseSceneJson(base + tail, "t.json");
+            } catch (const SceneError& e) {
+                return std::string(e.what());
+            }
+            return std::string("(no error)");
+        };
+        QCOMPARE(error("}"), std::string("(no error)"));
+        QVERIFY(error(R"(, "parameters": {"viscosity": 0.1, "viscosity": 0.2}})")
+                    .find("field 'parameters.viscosity' is given twice") != std::string::npos);
+        QVERIFY(error(R"(, "container": {"min": [0, 0, 0], "max": [2, 2, 2]}})")
+                    .find("field 'container' is given twice") != std::string::npos);
+        // The same key in two different objects is fine.
+        QCOMPARE(error(R"(, "fluidSpheres": [{"center": [0.7, 0.3, 0.3], "radius": 0.1}]})"),
+                 std::string("(no error)"));
+    }
+
+    void fpsAndBodyBoundsNameTheFieldAndTheRange() {
+        const std::string base = R"({"name": "t", "particleRadius": 0.02,
+            "container": {"min": [0, 0, 0], "max": [1, 0.6, 0.6]},
+            "fluidBoxes": [{"min": [0, 0, 0], "max": [0.3, 0.3, 0.6]}])";
+        auto error = [&](const std::string& tail) {
+            try {
+                parseSceneJson(base + tail, "t.json");
+            } catch (const SceneError& e) {
+                return std::string(e.what());
+            }
+            return std::string("(no error)");
+        };
+        QCOMPARE(error(R"(, "fps": 0.001})"), std::string("(no error)"));
+        QCOMPARE(error(R"(, "fps": 1e6})"), std::string("(no error)"));
+        QVERIFY(error(R"(, "fps": 0.0009})").find("field 'fps': out of range [0.001, 1e+06]") !=
+                std::string::npos);
+        const std::string body =
+            R"(, "bodies": [{"shape": "box", "size": 0.1, "position": [0.6, 0.3, 0.3], )";
+        QCOMPARE(error(body + R"("relativeDensity": 0.05}]})"), std::string("(no error)"));
+        QVERIFY(error(body + R"("relativeDensity": 0.049}]})")
+                    .find("'bodies[0].relativeDensity': 0.049 rho0 is out of range") != std::string::npos);
+        // density in kg/m^3 is judged against the scene's restDensity.
+        QCOMPARE(error(body + R"("density": 100}], "parameters": {"restDensity": 1000}})"),
+                 std::string("(no error)"));
+        QVERIFY(error(body + R"("density": 100}], "parameters": {"restDensity": 2500}})")
+                    .find("'bodies[0].density': 0.04 rho0 is out of range [0.05, 25] rho0 (restDensity rho0 "
+                          "= 2500") != std::string::npos);
+        QVERIFY(error(body + R"("relativeDensity": 1, "velocity": [0, 0, 51]}]})")
+                    .find("'bodies[0].velocity': speed |v| out of range [0, 50] m/s") != std::string::npos);
+        QCOMPARE(error(body + R"("relativeDensity": 1, "angularVelocity": [0, 0, 100]}]})"),
+                 std::string("(no error)"));
+    }
+
+    void fluidShapesMustNotOverlapOrBeEmpty() {
+        const std::string head = R"({"name": "t", "particleRadius": 0.02, "gravity": [0, 0, 0],
+            "container": {"min": [0, 0, 0], "max": [1, 0.6, 0.6]}, )";
+        auto error = [&](const std::string& tail) {
+            try {
+                parseSceneJson(head + tail, "t.json");
+            } catch (const SceneError& e) {
+                return std::string(e.what());
+            }
+            return std::string("(no error)");
+        };
+        // Two boxes side by side whose lattices stay 2r apart: fine.
+        QCOMPARE(
+            error(
+                R"("fluidBoxes": [{"min": [0, 0, 0], "max": [0.32, 0.3, 0.6]}, {"min": [0.32, 0, 0], "max": [0.6, 0.3, 0.6]}]})"),
+            std::string("(no error)"));
+        // Touching at 0.3 m: the first box's 8 layers (7.5 rounded up) reach 0.32 m, into the second
+        // (from rest, without gravity, that start threw the fluid at 27 m/s).
+        QVERIFY(
+            error(
+                R"("fluidBoxes": [{"min": [0, 0, 0], "max": [0.3, 0.3, 0.6]}, {"min": [0.3, 0, 0], "max": [0.6, 0.3, 0.6]}]})")
+                .find("field 'fluidBoxes[1]' overlaps 'fluidBoxes[0]' at particleRadius r = 0.02 m") !=
+            std::string::npos);
+        QVERIFY(
+            error(
+                R"("fluidSpheres": [{"center": [0.3, 0.3, 0.3], "radius": 0.1}, {"center": [0.45, 0.3, 0.3], "radius": 0.1}]})")
+                .find("field 'fluidSpheres[1]' overlaps 'fluidSpheres[0]'") != std::string::npos);
+        QVERIFY(error(R"("fluidBoxes": [{"min": [0, 0, 0], "max": [0.3, 0.019, 0.6]}]})")
+                    .find("'fluidBoxes[0]': the box holds no particle at particleRadius r = 0.02 m") !=
+                std::string::npos);
+        QCOMPARE(error(R"("fluidBoxes": [{"min": [0, 0, 0], "max": [0.3, 0.021, 0.6]}]})"),
+                 std::string("(no error)"));
+        // The same box at a finer radius used by run --radius holds particles: checked at that r.
+        const SceneDescription s = parseSceneJson(
+            head + R"("fluidBoxes": [{"min": [0, 0, 0], "max": [0.3, 0.05, 0.6]}]})", "t.json");
+        QVERIFY_THROWS_EXCEPTION(SceneError, s.checkFluidAt(0.11f));
+        s.checkFluidAt(0.01f);
+    }
+
+    void budgetCountsWallsAndFollowsMemory() {
+        SceneDescription s = SceneLibrary::load("tank");
+        const float r = s.particleRadius;
+        const SceneBudget b = s.budget(r, 2);
+        QVERIFY(b.fluidParticles > 1000 && b.wallParticles > 1000 && b.bytes > 0);
+        s.checkBudget(r, 2);
+        // A 100 m container: the walls alone are ~3e8 particles.
+        s.container = Aabb(Vec3f::Zero(), Vec3f::Constant(100.0f));
+        QVERIFY(s.budget(0.01f, 2).wallParticles > 2.9e8);
+        try {
+            s.checkBudget(0.01f, 2);
+            QFAIL("a 100 m container at r = 10 mm accepted");
+        } catch (const SceneError& e) {
+            const std::string m = e.what();
+            QVERIFY2(m.find("fields 'particleRadius' (r = 0.01 m) and 'container'") != std::string::npos &&
+                         m.find("wall particles") != std::string::npos &&
+                         m.find("limit 2e+07 particles") != std::string::npos,
+                     e.what());
+        }
+        // The memory share: pinned to 1 MB, the tank is refused with the estimate in MiB.
+        s = SceneLibrary::load("tank");
+        qputenv("OCTO_MEMORY_BUDGET_MB", "1");
+        QCOMPARE(availableMemoryBytes(), uint64_t(1) << 20);
+        QVERIFY_THROWS_EXCEPTION(SceneError, s.checkBudget(r, 2));
+        qunsetenv("OCTO_MEMORY_BUDGET_MB");
+        QVERIFY(availableMemoryBytes() > (uint64_t(1) << 20));
+        s.checkBudget(r, 2);
     }
 };
 

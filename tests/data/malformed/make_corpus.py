@@ -59,3 +59,33 @@ write("vtk_points_times_3_overflows.vtk",
       VTK + b"ASCII\nDATASET POLYDATA\nPOINTS 6148914691236517206 float\n0 0 0\n")
 write("vtk_cells_1e8.vtk",
       VTK + b"ASCII\nDATASET POLYDATA\nPOINTS 1 float\n0 0 0\nVERTICES 1 100000000\n1 0\n")
+
+# ---- issue 30 (hostile input, round two) ----
+# Duplicate PLY property: "last wins" would drop a column silently.
+write("ply_duplicate_property.ply",
+      b"ply\nformat ascii 1.0\nelement vertex 2\n" + PLY_XYZ + b"property float x\nend_header\n"
+      b"0 0 0 1\n1 1 1 2\n")
+# Densities give each particle its volume: 0, negative and NaN are refused.
+write("ply_density_zero.ply",
+      b"ply\nformat ascii 1.0\nelement vertex 2\n" + PLY_XYZ + b"property float density\nend_header\n"
+      b"0 0 0 1000\n0.02 0 0 0\n")
+write("ply_density_nan.ply",
+      b"ply\nformat binary_little_endian 1.0\nelement vertex 2\n" + PLY_XYZ +
+      b"property float density\nend_header\n" + struct.pack("<8f", 0, 0, 0, 1000, 0.02, 0, 0, float("nan")))
+# 1 000 ASCII properties over 2 000 two-byte lines: 2 000 x 1 000 values need 4 MB, the file has 4 KB
+# (the 1 MB version reached 3.8 GB before failing on its first line).
+write("ply_ascii_1000_properties.ply",
+      b"ply\nformat ascii 1.0\nelement vertex 2000\n" + PLY_XYZ +
+      b"".join(b"property float p%d\n" % k for k in range(997)) + b"end_header\n" + b"0\n" * 2000)
+# One face line fanned into a triangle per 2 bytes ("f 1 2 3 2 3 2 3 ...").
+write("obj_fan_face_2_bytes_per_triangle.obj",
+      b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1" + b" 2 3" * 3000 + b"\n")
+# "bodies" nested 100 000 arrays deep: the JSON dump() of the bodies overflowed the stack.
+write("scene_bodies_nested_100000.json",
+      '{"name": "t", "particleRadius": 0.02, "container": {"min": [0, 0, 0], "max": [1, 0.6, 0.6]},\n'
+      ' "fluidBoxes": [{"min": [0, 0, 0], "max": [0.3, 0.3, 0.6]}],\n "bodies": ' + "[" * 100000 +
+      "]" * 100000 + "}\n")
+# Copies of one fluid box (10 000 of them made 9.6 M coincident particles): more than 1 000 entries.
+write("scene_fluid_box_1001_copies.json",
+      '{"name": "t", "particleRadius": 0.02, "container": {"min": [0, 0, 0], "max": [1, 0.6, 0.6]},\n'
+      ' "fluidBoxes": [' + ", ".join(['{"min": [0, 0, 0], "max": [0.3, 0.3, 0.6]}'] * 1001) + "]}\n")
