@@ -72,7 +72,6 @@ std::vector<std::pair<QString, bool render::RenderSettings::*>> overlayFields() 
             {"bodyLabels", &R::showBodyLabels}};
 }
 
-constexpr double kInteractiveParticles = 9000.0;
 
 const char* presetLabels[] = {"Interactive (\u2264 9 k particles)", "Paper (scene file's r)",
                               "High (2\u00D7 paper)", "Custom r"};
@@ -92,7 +91,7 @@ double presetRadius(ResolutionPreset preset, const SceneDescription& d) {
     case ResolutionPreset::Interactive:
         try {
             // Never finer than the file: a small scene keeps its own resolution.
-            return std::max(double(d.radiusForParticleCount(kInteractiveParticles)),
+            return std::max(double(d.radiusForParticleCount(kInteractiveParticleCount)),
                             double(d.particleRadius));
         } catch (const SceneError&) {
             return 0.0; // no box/sphere volume (a mesh-only fluid): keep the file's radius
