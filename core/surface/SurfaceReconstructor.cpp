@@ -6,6 +6,7 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -51,6 +52,16 @@ float SurfaceReconstructor::distanceAt(const Vec3f& x) const {
     if (xs_.empty())
         return field.kernelRadius();
     return field(x, grid_, xs_);
+}
+
+float SurfaceReconstructor::phiAt(const Vec3f& x) const {
+    if (settings_.field == SurfaceField::Distance)
+        return distanceAt(x);
+    float f = 0.0f;
+    if (!xs_.empty() && kernels_.size() == xs_.size())
+        grid_.forEachNeighbor(x, kernels_.settings().kernelRadius + kernels_.maxShift(), xs_,
+                              [&](uint32_t j, const Vec3f&, float) { f += kernels_.contribution(j, x); });
+    return settings_.isoLevel - f;
 }
 
 void SurfaceReconstructor::buildCells(SurfaceMethod method, std::vector<CellBlock>& blocks, bool forCount) {
@@ -164,6 +175,141 @@ void SurfaceReconstructor::evaluateCorners() {
     });
 }
 
+void SurfaceReconstructor::evaluateAnisotropicCorners() {
+    // As evaluateCorners: the kernels that can reach the block are copied once (found by their
+    // particle's position, within R + the largest centre shift), then filtered per 2x2x2 group.
+    const float L = settings_.effectiveLeafSize();
+    const float R = kernels_.settings().kernelRadius;
+    const float iso = settings_.isoLevel;
+    const float find = R + kernels_.maxShift();
+    field_.evaluate([&](const Vec3i& g0, const BlockMask& corners, float* phi) {
+        CornerScratch& scratch = cornerScratch_.local();
+        AnisotropicCandidates& blk = scratch.blockKernels;
+        AnisotropicCandidates& cand = scratch.groupKernels;
+        const Vec3f lo = lattice_.corner(g0.x(), g0.y(), g0.z());
+        const Vec3f hi = lo.array() + 7.0f * L;
+        blk.clear();
+        grid_.forEachRangeInBox(lo.array() - find, hi.array() + find, [&](uint32_t b, uint32_t e) {
+            for (uint32_t j = b; j < e; ++j) {
+                const Vec3f c(kernels_.cx[j], kernels_.cy[j], kernels_.cz[j]);
+                if ((c.array() >= lo.array() - R).all() && (c.array() <= hi.array() + R).all())
+                    blk.push(kernels_, j, lo);
+            }
+            return true;
+        });
+        const float reach = R + 0.5f * std::sqrt(3.0f) * L, reach2 = reach * reach;
+        for (int gz = 0; gz < 8; gz += 2)
+            for (int gy = 0; gy < 8; gy += 2) {
+                const uint64_t rows = (corners[size_t(gz)] | corners[size_t(gz + 1)]);
+                for (int gx = 0; gx < 8; gx += 2) {
+                    const uint64_t groupBits = (0x303ull << (gx + 8 * gy));
+                    if (!(rows & groupBits))
+                        continue;
+                    const Vec3f centre =
+                        lattice_.corner(g0.x() + gx, g0.y() + gy, g0.z() + gz).array() + 0.5f * L;
+                    const Vec3f rel = centre - lo;
+                    cand.clear();
+                    for (size_t i = 0; i < blk.count; ++i) {
+                        const float dx = blk.x[i] - rel.x(), dy = blk.y[i] - rel.y(), dz = blk.z[i] - rel.z();
+                        if (dx * dx + dy * dy + dz * dz <= reach2)
+                            cand.pushFrom(blk, i, rel);
+                    }
+                    cand.seal();
+                    for (int dz = 0; dz < 2; ++dz)
+                        for (int dy = 0; dy < 2; ++dy)
+                            for (int dx = 0; dx < 2; ++dx) {
+                                const int lx = gx + dx, ly = gy + dy, lz = gz + dz;
+                                const int bit = lx + 8 * ly;
+                                if (!((corners[size_t(lz)] >> bit) & 1u))
+                                    continue;
+                                const Vec3f x = lattice_.corner(g0.x() + lx, g0.y() + ly, g0.z() + lz);
+                                phi[bit + 64 * lz] = iso - anisotropicFieldSum(cand, x - centre);
+                            }
+                }
+            }
+    });
+}
+
+void SurfaceReconstructor::finishMesh() {
+    // Mesh smoothing (anisotropic field), normals from the field's gradient, vertex velocities.
+    TriangleMesh& mesh = result_.mesh;
+    const size_t nv = mesh.vertices.size();
+    const bool anisotropic = settings_.field == SurfaceField::Anisotropic;
+    const float R = settings_.kernelRadiusFactor * settings_.particleRadius;
+    const float invR2 = 1.0f / (R * R);
+    if (anisotropic && settings_.meshSmoothingIterations > 0 && nv > 0) {
+        // Feature weight (Loeschner et al. 2023): the particles within R of the vertex. A vertex over
+        // a bulk of fluid sees ~13 of them (half a ball of radius 2 d0, minus the gap to the
+        // surface); one near a drop, a filament or a rim sees few and is not moved.
+        constexpr float kFew = 4.0f, kMany = 10.0f;
+        vertexWeight_.resize(nv);
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, nv, 1024), [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t v = r.begin(); v < r.end(); ++v) {
+                int count = 0;
+                grid_.forEachNeighbor(mesh.vertices[v], R, xs_,
+                                      [&](uint32_t, const Vec3f&, float) { ++count; });
+                const float t = std::clamp((float(count) - kFew) / (kMany - kFew), 0.0f, 1.0f);
+                vertexWeight_[v] = t * t * (3.0f - 2.0f * t);
+            }
+        });
+        smoother_.smooth(mesh, vertexWeight_, settings_.meshSmoothingIterations);
+    }
+    const bool gradientNormals = anisotropic && settings_.computeNormals;
+    const bool velocities = !givenVelocities_.empty();
+    if (!velocities)
+        result_.vertexVelocities.clear();
+    if (!gradientNormals && !velocities)
+        return;
+    if (velocities)
+        result_.vertexVelocities.resize(nv);
+    if (gradientNormals && mesh.normals.size() != nv)
+        mesh.normals.assign(nv, Vec3f::UnitY());
+    const auto order = grid_.order();
+    const float find = R + kernels_.maxShift();
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, nv, 1024), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t v = r.begin(); v < r.end(); ++v) {
+            const Vec3f x = mesh.vertices[v];
+            float f = 0.0f, sw = 0.0f;
+            Vec3f grad = Vec3f::Zero(), sv = Vec3f::Zero();
+            grid_.forEachNeighbor(x, gradientNormals ? find : R, xs_,
+                                  [&](uint32_t j, const Vec3f& xj, float r2) {
+                                      if (gradientNormals)
+                                          kernels_.addWithGradient(j, x, f, grad);
+                                      if (velocities && r2 < R * R) {
+                                          const float q = 1.0f - r2 * invR2;
+                                          const float w = q * q * q;
+                                          sw += w;
+                                          sv += w * givenVelocities_[order[j]];
+                                      }
+                                  });
+            if (gradientNormals) {
+                const float len = grad.norm();
+                if (len > 0.0f && std::isfinite(len))
+                    mesh.normals[v] = -grad / len; // f grows inwards
+            }
+            if (velocities)
+                result_.vertexVelocities[v] = sw > 0.0f ? Vec3f(sv / sw) : Vec3f::Zero();
+        }
+    });
+}
+
+void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
+                                       const SurfaceSettings& settings, std::span<const float> lambda,
+                                       std::span<const Vec3f> velocities) {
+    if (!velocities.empty() && velocities.size() != positions.size())
+        throw std::invalid_argument(
+            "surface reconstruction: velocity array size differs from the particle count");
+    struct Reset {
+        std::span<const Vec3f>& given;
+        ~Reset() { given = {}; }
+    } reset{givenVelocities_};
+    givenVelocities_ = velocities;
+    if (lambda.empty())
+        reconstruct(positions, densities, settings);
+    else
+        reconstruct(positions, densities, settings, lambda);
+}
+
 void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
                                        const SurfaceSettings& settings, std::span<const float> lambda) {
     if (lambda.size() != positions.size())
@@ -199,6 +345,7 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
     st.particles = n;
     result_.leaves.clear();
     result_.mesh.clear();
+    result_.vertexVelocities.clear();
     result_.lambda.resize(n);
     result_.surfaceFlag.resize(n);
     const float r = settings.particleRadius;
@@ -260,14 +407,41 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
     st.blocks = field_.blockCount();
     st.tOctreeMs = msSince(t1);
 
-    // --- Distance field at the needed corners (Zhu & Bridson 2005, Solenthaler 2007) ---
+    // --- The field at the needed corners: anisotropic kernels (Yu & Turk 2013) or the distance
+    //     field (Zhu & Bridson 2005, Solenthaler 2007) ---
     const auto t2 = Clock::now();
-    evaluateCorners();
+    if (settings.field == SurfaceField::Anisotropic) {
+        AnisotropySettings a;
+        a.kernelRadius = R;
+        a.covarianceRadius = settings.anisotropyRadiusFactor * R;
+        a.particleVolume = 8.0f * r * r * r;
+        a.kr = settings.anisotropyKr;
+        a.kn = settings.anisotropyKn;
+        a.nEps = settings.anisotropyNeps;
+        a.smoothing = settings.centreSmoothing;
+        a.iso = settings.isoLevel;
+        // Surface particles only (the others keep isotropic kernels); all without detection.
+        anisotropic_.resize(n);
+        if (settings.detectSurface)
+            for (size_t k = 0; k < n; ++k)
+                anisotropic_[k] = lambda_[k] <= settings.lambdaMin ? 1 : 0;
+        else
+            std::fill(anisotropic_.begin(), anisotropic_.end(), uint8_t(1));
+        kernels_.compute(grid_, xs_, anisotropic_, anisotropic_, a);
+        st.anisotropicParticles = kernels_.anisotropicCount;
+        st.tAnisotropyMs = msSince(t2);
+        evaluateAnisotropicCorners();
+    } else {
+        evaluateCorners();
+    }
     st.tDistanceMs = msSince(t2);
 
-    // --- Marching cubes (Lorensen & Cline 1987) ---
+    // --- Marching cubes (Lorensen & Cline 1987), then smoothing, normals and velocities ---
     const auto t3 = Clock::now();
     field_.marchingCubes(result_.mesh, settings.computeNormals);
+    const auto t4 = Clock::now();
+    finishMesh();
+    st.tSmoothMs = msSince(t4);
     st.vertices = result_.mesh.vertices.size();
     st.triangles = result_.mesh.triangles.size();
     st.tMcMs = msSince(t3);
@@ -311,13 +485,15 @@ uint64_t SurfaceReconstructor::workspaceBytes() const {
     for (const CornerScratch& c : cornerScratch_)
         phiBytes += (c.candidates.x.capacity() + c.candidates.y.capacity() + c.candidates.z.capacity()) *
                         sizeof(float) +
-                    c.block.bytes();
+                    c.block.bytes() + c.blockKernels.bytes() + c.groupKernels.bytes();
     return gridBytes + xs_.capacity() * sizeof(Vec3f) +
            (rho_.capacity() + lambda_.capacity()) * sizeof(float) + surfaceXs_.capacity() * sizeof(Vec3f) +
            octree_.bytes() + dense_.bytes() + detection_.bytes() + phiBytes +
            (blocks_.capacity() + countBlocks_.capacity()) * sizeof(CellBlock) + field_.bytes() +
            result_.lambda.capacity() * sizeof(float) + result_.surfaceFlag.capacity() +
-           result_.leaves.capacity() * sizeof(OctreeLeaf) +
+           result_.leaves.capacity() * sizeof(OctreeLeaf) + kernels_.bytes() + anisotropic_.capacity() +
+           smoother_.bytes() + vertexWeight_.capacity() * sizeof(float) +
+           result_.vertexVelocities.capacity() * sizeof(Vec3f) +
            (m.vertices.capacity() + m.normals.capacity()) * sizeof(Vec3f) +
            m.triangles.capacity() * sizeof(m.triangles[0]);
 }

@@ -1,0 +1,274 @@
+#include "surface/AnisotropicField_YuTurk2013.h"
+
+#include <Eigen/Eigenvalues>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <numbers>
+
+namespace octo {
+
+namespace {
+constexpr float kSigma = float(315.0 / (64.0 * std::numbers::pi)); // P(q) = (1 - q^2)^3 on the unit ball
+
+// Eight float lanes (GCC/Clang vector extension), as in DistanceField_Solenthaler2007.cpp.
+using F8 = float __attribute__((vector_size(32)));
+using I8 = int32_t __attribute__((vector_size(32)));
+using F4 = float __attribute__((vector_size(16)));
+static_assert(AnisotropicCandidates::kLanes == 8);
+
+inline void load8(F8& v, const float* p) {
+    std::memcpy(&v, p, sizeof v);
+}
+inline float total(const F8& v) {
+    const F4 h = __builtin_shufflevector(v, v, 0, 1, 2, 3) + __builtin_shufflevector(v, v, 4, 5, 6, 7);
+    const F4 q = h + __builtin_shufflevector(h, h, 2, 3, 0, 1);
+    return q[0] + q[1];
+}
+
+[[gnu::always_inline]] inline float fieldSum(const AnisotropicCandidates& c, size_t m, float ox, float oy,
+                                             float oz) {
+    const F8 zero = {}, one = zero + 1.0f;
+    F8 acc = zero;
+    for (size_t j = 0; j < m; j += 8) {
+        F8 dx, dy, dz, a, b, cc, d, e, f, w;
+        load8(dx, c.x.data() + j);
+        load8(dy, c.y.data() + j);
+        load8(dz, c.z.data() + j);
+        load8(a, c.g00.data() + j);
+        load8(b, c.g01.data() + j);
+        load8(cc, c.g02.data() + j);
+        load8(d, c.g11.data() + j);
+        load8(e, c.g12.data() + j);
+        load8(f, c.g22.data() + j);
+        load8(w, c.amp.data() + j);
+        dx = ox - dx; // x - xbar_j
+        dy = oy - dy;
+        dz = oz - dz;
+        const F8 u0 = a * dx + b * dy + cc * dz;
+        const F8 u1 = b * dx + d * dy + e * dz;
+        const F8 u2 = cc * dx + e * dy + f * dz;
+        F8 q = one - (u0 * u0 + u1 * u1 + u2 * u2);
+        q = (F8)((I8)q & (q > zero)); // max(q, 0)
+        acc += w * (q * q * q);
+    }
+    return total(acc);
+}
+
+float fieldSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float oy, float oz) {
+    return fieldSum(c, m, ox, oy, oz);
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] float fieldSumAvx2(const AnisotropicCandidates& c, size_t m, float ox, float oy,
+                                           float oz) {
+    return fieldSum(c, m, ox, oy, oz);
+}
+const bool kHasAvx2 = __builtin_cpu_supports("avx2");
+#endif
+} // namespace
+
+float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset) {
+    if (c.count == 0)
+        return 0.0f;
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return fieldSumAvx2(c, c.padded(), offset.x(), offset.y(), offset.z());
+#endif
+    return fieldSumBaseline(c, c.padded(), offset.x(), offset.y(), offset.z());
+}
+
+void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f> xs,
+                                 std::span<const uint8_t> anisotropic, std::span<const uint8_t> surface,
+                                 const AnisotropySettings& s) {
+    s_ = s;
+    const size_t n = xs.size();
+    for (auto* v : {&cx, &cy, &cz, &g00, &g01, &g02, &g11, &g12, &g22, &amp})
+        v->resize(n);
+    const float R = s.kernelRadius, rc = s.covarianceRadius, V = s.particleVolume;
+    const float isoG = 1.0f / R, isoAmp = V * kSigma * isoG * isoG * isoG;
+    const float knG = 1.0f / (R * s.kn), knAmp = V * kSigma * knG * knG * knG;
+    const float invRc = 1.0f / rc;
+    const bool surfaceOnly = !surface.empty() && s.smoothSurfaceOnly;
+    std::atomic<uint64_t> count{0};
+    std::atomic<float> maxShift{0.0f};
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1024), [&](const tbb::blocked_range<size_t>& range) {
+        uint64_t mine = 0;
+        float shiftMax = 0.0f;
+        for (size_t k = range.begin(); k < range.end(); ++k) {
+            const Vec3f x = xs[k];
+            auto isotropic = [&](float g, float a) {
+                g00[k] = g11[k] = g22[k] = g;
+                g01[k] = g02[k] = g12[k] = 0.0f;
+                amp[k] = a;
+            };
+            if (!anisotropic.empty() && !anisotropic[k]) {
+                cx[k] = x.x();
+                cy[k] = x.y();
+                cz[k] = x.z();
+                isotropic(isoG, isoAmp);
+                continue;
+            }
+            ++mine;
+            // Eq. 4-6 relative to x_k (float precision): sums of w, w d, w d d^T.
+            float sw = 0.0f, swSurface = 0.0f;
+            Vec3f sd = Vec3f::Zero(), sdSurface = Vec3f::Zero();
+            float sxx = 0, sxy = 0, sxz = 0, syy = 0, syz = 0, szz = 0;
+            int neighbours = 0;
+            grid.forEachNeighbor(x, rc, xs, [&](uint32_t j, const Vec3f& xj, float r2) {
+                const float q = std::sqrt(r2) * invRc;
+                const float w = 1.0f - q * q * q;
+                const Vec3f d = xj - x;
+                sw += w;
+                sd += w * d;
+                if (surfaceOnly && surface[j]) {
+                    swSurface += w;
+                    sdSurface += w * d;
+                }
+                sxx += w * d.x() * d.x();
+                sxy += w * d.x() * d.y();
+                sxz += w * d.x() * d.z();
+                syy += w * d.y() * d.y();
+                syz += w * d.y() * d.z();
+                szz += w * d.z() * d.z();
+                ++neighbours;
+            });
+            const float inv = sw > 0.0f ? 1.0f / sw : 0.0f;
+            const Vec3f mu = inv * sd; // xw_k - x_k
+            // Eq. 6 over the surface particles only: the mean of all neighbours of a surface
+            // particle lies inside the fluid (half its neighbourhood is missing), which pulled the
+            // whole surface in by ~0.9 r; the surface neighbours' mean lies in the surface layer.
+            const bool onSurface = surfaceOnly && surface[k];
+            const Vec3f shift =
+                s.smoothing * (onSurface && swSurface > 0.0f ? Vec3f(sdSurface / swSurface) : mu);
+            cx[k] = x.x() + shift.x();
+            cy[k] = x.y() + shift.y();
+            cz[k] = x.z() + shift.z();
+            shiftMax = std::max(shiftMax, shift.norm());
+            if (neighbours - 1 < s.nEps) { // the particle itself is not a neighbour
+                isotropic(knG, knAmp);
+                continue;
+            }
+            Mat3f C;
+            C(0, 0) = inv * sxx - mu.x() * mu.x();
+            C(0, 1) = C(1, 0) = inv * sxy - mu.x() * mu.y();
+            C(0, 2) = C(2, 0) = inv * sxz - mu.x() * mu.z();
+            C(1, 1) = inv * syy - mu.y() * mu.y();
+            C(1, 2) = C(2, 1) = inv * syz - mu.y() * mu.z();
+            C(2, 2) = inv * szz - mu.z() * mu.z();
+            Eigen::SelfAdjointEigenSolver<Mat3f> es;
+            es.computeDirect(C);
+            const Vec3f ev = es.eigenvalues(); // ascending
+            const float s1 = ev[2];
+            if (!(s1 > 0.0f) || !std::isfinite(s1)) {
+                isotropic(isoG, isoAmp);
+                continue;
+            }
+            // Eq. 10: clamp the small axes to s1 / k_r; scaled so that the longest axis is R.
+            Vec3f inverseAxis;
+            for (int a = 0; a < 3; ++a)
+                inverseAxis[a] = 1.0f / (R * std::max(ev[a], s1 / s.kr) / s1);
+            const Mat3f& Q = es.eigenvectors();
+            const Mat3f G = Q * inverseAxis.asDiagonal() * Q.transpose();
+            g00[k] = G(0, 0);
+            g01[k] = G(0, 1);
+            g02[k] = G(0, 2);
+            g11[k] = G(1, 1);
+            g12[k] = G(1, 2);
+            g22[k] = G(2, 2);
+            amp[k] = V * kSigma * inverseAxis.prod();
+        }
+        count += mine;
+        float cur = maxShift.load();
+        while (shiftMax > cur && !maxShift.compare_exchange_weak(cur, shiftMax)) {
+        }
+    });
+    anisotropicCount = count.load();
+    maxShift_ = maxShift.load();
+}
+
+float AnisotropicKernels::contribution(size_t j, const Vec3f& x) const {
+    const Vec3f d(x.x() - cx[j], x.y() - cy[j], x.z() - cz[j]);
+    const Vec3f u(g00[j] * d.x() + g01[j] * d.y() + g02[j] * d.z(),
+                  g01[j] * d.x() + g11[j] * d.y() + g12[j] * d.z(),
+                  g02[j] * d.x() + g12[j] * d.y() + g22[j] * d.z());
+    const float q = 1.0f - u.squaredNorm();
+    return q > 0.0f ? amp[j] * q * q * q : 0.0f;
+}
+
+void AnisotropicKernels::addWithGradient(size_t j, const Vec3f& x, float& f, Vec3f& grad) const {
+    const Vec3f d(x.x() - cx[j], x.y() - cy[j], x.z() - cz[j]);
+    const Vec3f u(g00[j] * d.x() + g01[j] * d.y() + g02[j] * d.z(),
+                  g01[j] * d.x() + g11[j] * d.y() + g12[j] * d.z(),
+                  g02[j] * d.x() + g12[j] * d.y() + g22[j] * d.z());
+    const float q = 1.0f - u.squaredNorm();
+    if (q <= 0.0f)
+        return;
+    f += amp[j] * q * q * q;
+    // d/dx (1 - |G d|^2)^3 = -6 (1 - |G d|^2)^2 G^T G d, G symmetric.
+    const Vec3f Gu(g00[j] * u.x() + g01[j] * u.y() + g02[j] * u.z(),
+                   g01[j] * u.x() + g11[j] * u.y() + g12[j] * u.z(),
+                   g02[j] * u.x() + g12[j] * u.y() + g22[j] * u.z());
+    grad -= (6.0f * amp[j] * q * q) * Gu;
+}
+
+size_t AnisotropicKernels::bytes() const {
+    return (cx.capacity() + cy.capacity() + cz.capacity() + g00.capacity() + g01.capacity() + g02.capacity() +
+            g11.capacity() + g12.capacity() + g22.capacity() + amp.capacity()) *
+           sizeof(float);
+}
+
+void AnisotropicCandidates::grow(size_t need) {
+    if (x.size() >= need)
+        return;
+    const size_t cap = std::max(need, 2 * x.size());
+    for (auto* v : {&x, &y, &z, &g00, &g01, &g02, &g11, &g12, &g22, &amp})
+        v->resize(cap);
+}
+
+void AnisotropicCandidates::push(const AnisotropicKernels& k, size_t j, const Vec3f& centre) {
+    grow(count + 1 + kLanes);
+    x[count] = k.cx[j] - centre.x();
+    y[count] = k.cy[j] - centre.y();
+    z[count] = k.cz[j] - centre.z();
+    g00[count] = k.g00[j];
+    g01[count] = k.g01[j];
+    g02[count] = k.g02[j];
+    g11[count] = k.g11[j];
+    g12[count] = k.g12[j];
+    g22[count] = k.g22[j];
+    amp[count] = k.amp[j];
+    ++count;
+}
+
+void AnisotropicCandidates::pushFrom(const AnisotropicCandidates& o, size_t i, const Vec3f& shift) {
+    grow(count + 1 + kLanes);
+    x[count] = o.x[i] - shift.x();
+    y[count] = o.y[i] - shift.y();
+    z[count] = o.z[i] - shift.z();
+    g00[count] = o.g00[i];
+    g01[count] = o.g01[i];
+    g02[count] = o.g02[i];
+    g11[count] = o.g11[i];
+    g12[count] = o.g12[i];
+    g22[count] = o.g22[i];
+    amp[count] = o.amp[i];
+    ++count;
+}
+
+void AnisotropicCandidates::seal() {
+    grow(padded() + kLanes);
+    for (size_t k = count; k < padded(); ++k) {
+        x[k] = y[k] = z[k] = 0.0f;
+        g00[k] = g01[k] = g02[k] = g11[k] = g12[k] = g22[k] = 0.0f;
+        amp[k] = 0.0f; // q = 1, weight 0
+    }
+}
+
+size_t AnisotropicCandidates::bytes() const {
+    return 10 * x.capacity() * sizeof(float);
+}
+
+} // namespace octo

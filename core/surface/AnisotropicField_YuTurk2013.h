@@ -1,0 +1,90 @@
+#pragma once
+// Anisotropic-kernel scalar field of Yu & Turk, "Reconstructing surfaces of particle-based fluids
+// using anisotropic kernels", ACM TOG 32(1), 2013 (docs/SURFACE.md):
+//   f(x) = sum_j V sigma det(G_j) P(|G_j (x - xbar_j)|),  phi(x) = iso - f(x)  (phi < 0 inside),
+// with
+//  - xbar_j = (1 - lambda) x_j + lambda sum_k w_jk x_k / sum_k w_jk (their Eq. 6, Laplacian smoothing
+//    of the kernel centres), w_jk = 1 - (|x_j - x_k| / r_c)^3 for |x_j - x_k| < r_c (Eq. 5);
+//  - C_j = sum w_jk (x_k - xw_j)(x_k - xw_j)^T / sum w_jk (Eq. 4), C_j = Q diag(s1 >= s2 >= s3) Q^T
+//    (Eigen's SelfAdjointEigenSolver::computeDirect), clamped as in their Eq. 10:
+//    s_k <- max(s_k, s1 / k_r) when the particle has more than N_eps neighbours, else k_n I;
+//  - G_j = Q diag(1 / (R s~_k)) Q^T (Eq. 8/9). Yu & Turk scale s by a constant k_s; we scale by
+//    1 / s1 instead (s~_1 = 1), so the longest axis of every kernel is the isotropic support R and the
+//    corner evaluation's candidate search stays the distance field's (a documented deviation).
+// P(q) = (1 - q^2)^3 on q < 1 (no square root in the hot loop), sigma = 315 / (64 pi) its unit-ball
+// normalisation, V = (2r)^3 the rest volume of a particle. Only surface particles (Marrone 2010 flag)
+// are made anisotropic: the kernels of the others are the isotropic ones of support R, which is the
+// same as k_n = 1 for an interior neighbourhood, and they contribute only deep inside the fluid.
+#include "common/Types.h"
+#include "sph/NeighborGrid.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace octo {
+
+struct AnisotropySettings {
+    float kernelRadius = 0.04f;     ///< R: support of an isotropic kernel, longest axis of the others
+    float covarianceRadius = 0.06f; ///< r_c of Eq. 4-6
+    float particleVolume = 8e-6f;   ///< V = (2r)^3
+    float kr = 4.0f;                ///< largest / smallest axis ratio (Yu & Turk: 4)
+    float kn = 0.5f;                ///< isotropic size of a sparsely surrounded particle (Yu & Turk: 0.5)
+    int nEps = 25;                  ///< fewer neighbours: isotropic k_n kernel (Yu & Turk: 25)
+    float smoothing = 0.9f;         ///< lambda of Eq. 6 (Yu & Turk: 0.9)
+    float iso = 0.5f;               ///< level f = iso
+    bool smoothSurfaceOnly = true;  ///< Eq. 6's mean over the anisotropic (surface) particles only
+};
+
+/// The kernels of all particles, in the neighbour grid's sorted order (structure of arrays).
+class AnisotropicKernels {
+public:
+    /// xs: sorted positions of grid; anisotropic[k] != 0 selects the particles that get Eq. 4-10
+    /// (empty: all). surface[k] != 0 marks the surface particles (empty: none), whose smoothed
+    /// centre is the mean of their surface neighbours only (smoothSurfaceOnly). Parallel (TBB);
+    /// capacities are kept between calls.
+    void compute(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const uint8_t> anisotropic,
+                 std::span<const uint8_t> surface, const AnisotropySettings& s);
+
+    size_t size() const { return cx.size(); }
+    /// Largest |xbar_j - x_j|: a query for particles within R of a point must reach R + maxShift.
+    float maxShift() const { return maxShift_; }
+    const AnisotropySettings& settings() const { return s_; }
+    /// Kernel j's contribution at x (plain; for tests, vertices and single points).
+    float contribution(size_t j, const Vec3f& x) const;
+    /// Adds kernel j's contribution to f and its gradient.
+    void addWithGradient(size_t j, const Vec3f& x, float& f, Vec3f& grad) const;
+    size_t bytes() const;
+
+    // Per particle (sorted order): smoothed centre, symmetric G (support |G d| < 1), amplitude.
+    std::vector<float> cx, cy, cz;
+    std::vector<float> g00, g01, g02, g11, g12, g22;
+    std::vector<float> amp;
+    uint64_t anisotropicCount = 0; ///< particles that got Eq. 4-10 (for stats)
+
+private:
+    AnisotropySettings s_;
+    float maxShift_ = 0.0f;
+};
+
+/// The kernels near one block of corners, relative to a centre, padded to whole SIMD batches with
+/// far kernels (weight 0). Reused between calls.
+struct AnisotropicCandidates {
+    static constexpr size_t kLanes = 8;
+    std::vector<float> x, y, z, g00, g01, g02, g11, g12, g22, amp;
+    size_t count = 0;
+    void clear() { count = 0; }
+    void push(const AnisotropicKernels& k, size_t j, const Vec3f& centre);
+    void pushFrom(const AnisotropicCandidates& o, size_t i, const Vec3f& shift);
+    void seal();
+    size_t padded() const { return (count + kLanes - 1) / kLanes * kLanes; }
+    size_t bytes() const;
+
+private:
+    void grow(size_t need);
+};
+
+/// f at centre + offset from sealed candidates (SIMD; AVX2 when the CPU has it).
+float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset);
+
+} // namespace octo
