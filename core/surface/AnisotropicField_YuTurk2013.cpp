@@ -58,6 +58,51 @@ inline float total(const F8& v) {
     return total(acc);
 }
 
+// sum of w (1 - |u|^2)^2 G u over the candidates, u = G (x - xbar); grad f = -6 times it.
+[[gnu::always_inline]] inline void gradientSum(const AnisotropicCandidates& c, size_t m, float ox, float oy,
+                                               float oz, float* out) {
+    const F8 zero = {}, one = zero + 1.0f;
+    F8 ax = zero, ay = zero, az = zero;
+    for (size_t j = 0; j < m; j += 8) {
+        F8 dx, dy, dz, a, b, cc, d, e, f, w;
+        load8(dx, c.x.data() + j);
+        load8(dy, c.y.data() + j);
+        load8(dz, c.z.data() + j);
+        load8(a, c.g00.data() + j);
+        load8(b, c.g01.data() + j);
+        load8(cc, c.g02.data() + j);
+        load8(d, c.g11.data() + j);
+        load8(e, c.g12.data() + j);
+        load8(f, c.g22.data() + j);
+        load8(w, c.amp.data() + j);
+        dx = ox - dx;
+        dy = oy - dy;
+        dz = oz - dz;
+        const F8 u0 = a * dx + b * dy + cc * dz;
+        const F8 u1 = b * dx + d * dy + e * dz;
+        const F8 u2 = cc * dx + e * dy + f * dz;
+        F8 q = one - (u0 * u0 + u1 * u1 + u2 * u2);
+        q = (F8)((I8)q & (q > zero));
+        const F8 s = w * q * q;
+        ax += s * (a * u0 + b * u1 + cc * u2);
+        ay += s * (b * u0 + d * u1 + e * u2);
+        az += s * (cc * u0 + e * u1 + f * u2);
+    }
+    out[0] = total(ax);
+    out[1] = total(ay);
+    out[2] = total(az);
+}
+
+void gradientSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float oy, float oz, float* out) {
+    gradientSum(c, m, ox, oy, oz, out);
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] void gradientSumAvx2(const AnisotropicCandidates& c, size_t m, float ox, float oy,
+                                             float oz, float* out) {
+    gradientSum(c, m, ox, oy, oz, out);
+}
+#endif
+
 float fieldSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float oy, float oz) {
     return fieldSum(c, m, ox, oy, oz);
 }
@@ -78,6 +123,19 @@ float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset) {
         return fieldSumAvx2(c, c.padded(), offset.x(), offset.y(), offset.z());
 #endif
     return fieldSumBaseline(c, c.padded(), offset.x(), offset.y(), offset.z());
+}
+
+Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offset) {
+    if (c.count == 0)
+        return Vec3f::Zero();
+    float g[3];
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        gradientSumAvx2(c, c.padded(), offset.x(), offset.y(), offset.z(), g);
+    else
+#endif
+        gradientSumBaseline(c, c.padded(), offset.x(), offset.y(), offset.z(), g);
+    return Vec3f(-6.0f * g[0], -6.0f * g[1], -6.0f * g[2]);
 }
 
 void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f> xs,
@@ -141,8 +199,13 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
             // particle lies inside the fluid (half its neighbourhood is missing), which pulled the
             // whole surface in by ~0.9 r; the surface neighbours' mean lies in the surface layer.
             const bool onSurface = surfaceOnly && surface[k];
-            const Vec3f shift =
-                s.smoothing * (onSurface && swSurface > 0.0f ? Vec3f(sdSurface / swSurface) : mu);
+            Vec3f shift = s.smoothing * (onSurface && swSurface > 0.0f ? Vec3f(sdSurface / swSurface) : mu);
+            // At most shiftLimit (r): noise across the surface is a fraction of r, while a sparse
+            // particle's mean can lie far away; the kernels stay near their particles, so a search
+            // by particle position needs only R + r.
+            const float shiftLength = shift.norm();
+            if (shiftLength > s.shiftLimit)
+                shift *= s.shiftLimit / shiftLength;
             cx[k] = x.x() + shift.x();
             cy[k] = x.y() + shift.y();
             cz[k] = x.z() + shift.z();

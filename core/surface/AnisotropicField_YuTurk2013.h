@@ -34,6 +34,7 @@ struct AnisotropySettings {
     float smoothing = 0.9f;         ///< lambda of Eq. 6 (Yu & Turk: 0.9)
     float iso = 0.5f;               ///< level f = iso
     bool smoothSurfaceOnly = true;  ///< Eq. 6's mean over the anisotropic (surface) particles only
+    float shiftLimit = 0.01f;       ///< |xbar_j - x_j| at most this (the particle radius r)
 };
 
 /// The kernels of all particles, in the neighbour grid's sorted order (structure of arrays).
@@ -86,5 +87,7 @@ private:
 
 /// f at centre + offset from sealed candidates (SIMD; AVX2 when the CPU has it).
 float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset);
+/// grad f at centre + offset from sealed candidates (SIMD).
+Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offset);
 
 } // namespace octo

@@ -5,6 +5,7 @@
 
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
 
 #include <algorithm>
 #include <bit>
@@ -254,43 +255,92 @@ void SurfaceReconstructor::finishMesh() {
         });
         smoother_.smooth(mesh, vertexWeight_, settings_.meshSmoothingIterations);
     }
-    const bool gradientNormals = anisotropic && settings_.computeNormals;
-    const bool velocities = !givenVelocities_.empty();
-    if (!velocities)
-        result_.vertexVelocities.clear();
-    if (!gradientNormals && !velocities)
+    if (anisotropic && settings_.computeNormals && nv > 0)
+        gradientNormals();
+    result_.vertexVelocities.clear();
+    if (givenVelocities_.empty())
         return;
-    if (velocities)
-        result_.vertexVelocities.resize(nv);
-    if (gradientNormals && mesh.normals.size() != nv)
-        mesh.normals.assign(nv, Vec3f::UnitY());
+    result_.vertexVelocities.resize(nv);
     const auto order = grid_.order();
-    const float find = R + kernels_.maxShift();
     tbb::parallel_for(tbb::blocked_range<size_t>(0, nv, 1024), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t v = r.begin(); v < r.end(); ++v) {
-            const Vec3f x = mesh.vertices[v];
-            float f = 0.0f, sw = 0.0f;
-            Vec3f grad = Vec3f::Zero(), sv = Vec3f::Zero();
-            grid_.forEachNeighbor(x, gradientNormals ? find : R, xs_,
-                                  [&](uint32_t j, const Vec3f& xj, float r2) {
-                                      if (gradientNormals)
-                                          kernels_.addWithGradient(j, x, f, grad);
-                                      if (velocities && r2 < R * R) {
-                                          const float q = 1.0f - r2 * invR2;
-                                          const float w = q * q * q;
-                                          sw += w;
-                                          sv += w * givenVelocities_[order[j]];
-                                      }
-                                  });
-            if (gradientNormals) {
-                const float len = grad.norm();
-                if (len > 0.0f && std::isfinite(len))
-                    mesh.normals[v] = -grad / len; // f grows inwards
-            }
-            if (velocities)
-                result_.vertexVelocities[v] = sw > 0.0f ? Vec3f(sv / sw) : Vec3f::Zero();
+            float sw = 0.0f;
+            Vec3f sv = Vec3f::Zero();
+            grid_.forEachNeighbor(mesh.vertices[v], R, xs_, [&](uint32_t j, const Vec3f&, float r2) {
+                const float q = 1.0f - r2 * invR2;
+                const float w = q * q * q;
+                sw += w;
+                sv += w * givenVelocities_[order[j]];
+            });
+            result_.vertexVelocities[v] = sw > 0.0f ? Vec3f(sv / sw) : Vec3f::Zero();
         }
     });
+}
+
+void SurfaceReconstructor::gradientNormals() {
+    // n = -grad f / |grad f| at the final vertex positions. The vertices are grouped by cubes of
+    // 2L (like the corners' 2x2x2 groups): a group copies the kernels within R + its half diagonal
+    // of its centre once, and each vertex sums their gradients in one SIMD pass.
+    TriangleMesh& mesh = result_.mesh;
+    const size_t nv = mesh.vertices.size();
+    const float g = 2.0f * lattice_.cell, invG = 1.0f / g;
+    const float R = kernels_.settings().kernelRadius;
+    const Vec3i dims = (lattice_.dims.array() + 3) / 2 + 2; // groups per axis, with a margin
+    vertexKeys_.resize(nv);
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, nv, 8192), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t v = r.begin(); v < r.end(); ++v) {
+            const Vec3f u = (mesh.vertices[v] - lattice_.origin) * invG;
+            uint64_t key = 0;
+            for (int a = 2; a >= 0; --a)
+                key =
+                    key * uint64_t(dims[a]) + uint64_t(std::clamp(int(std::floor(u[a])) + 1, 0, dims[a] - 1));
+            vertexKeys_[v] = {key, uint32_t(v)};
+        }
+    });
+    tbb::parallel_sort(vertexKeys_.begin(), vertexKeys_.end());
+    groupStart_.clear();
+    for (size_t k = 0; k < nv; ++k)
+        if (k == 0 || vertexKeys_[k].first != vertexKeys_[k - 1].first)
+            groupStart_.push_back(uint32_t(k));
+    groupStart_.push_back(uint32_t(nv));
+    if (mesh.normals.size() != nv)
+        mesh.normals.assign(nv, Vec3f::UnitY());
+    const float reach = R + 0.5f * std::sqrt(3.0f) * g * 1.001f, reach2 = reach * reach;
+    const float find = reach + kernels_.maxShift();
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, groupStart_.size() - 1, 4), [&](const tbb::blocked_range<size_t>& r) {
+            CornerScratch& scratch = cornerScratch_.local();
+            AnisotropicCandidates& cand = scratch.groupKernels;
+            for (size_t grp = r.begin(); grp < r.end(); ++grp) {
+                uint64_t key = vertexKeys_[groupStart_[grp]].first;
+                Vec3f centre;
+                for (int a = 0; a < 3; ++a) {
+                    const auto c = int64_t(key % uint64_t(dims[a]));
+                    key /= uint64_t(dims[a]);
+                    centre[a] = lattice_.origin[a] + (float(c - 1) + 0.5f) * g;
+                }
+                cand.clear();
+                grid_.forEachRangeInBox(centre.array() - find, centre.array() + find,
+                                        [&](uint32_t b, uint32_t e) {
+                                            for (uint32_t j = b; j < e; ++j) {
+                                                const float dx = kernels_.cx[j] - centre.x();
+                                                const float dy = kernels_.cy[j] - centre.y();
+                                                const float dz = kernels_.cz[j] - centre.z();
+                                                if (dx * dx + dy * dy + dz * dz <= reach2)
+                                                    cand.push(kernels_, j, centre);
+                                            }
+                                            return true;
+                                        });
+                cand.seal();
+                for (uint32_t k = groupStart_[grp]; k < groupStart_[grp + 1]; ++k) {
+                    const uint32_t v = vertexKeys_[k].second;
+                    const Vec3f grad = anisotropicFieldGradient(cand, mesh.vertices[v] - centre);
+                    const float len = grad.norm();
+                    if (len > 0.0f && std::isfinite(len))
+                        mesh.normals[v] = -grad / len; // f grows inwards
+                }
+            }
+        });
 }
 
 void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
@@ -420,6 +470,7 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
         a.nEps = settings.anisotropyNeps;
         a.smoothing = settings.centreSmoothing;
         a.iso = settings.isoLevel;
+        a.shiftLimit = r;
         // Surface particles only (the others keep isotropic kernels); all without detection.
         anisotropic_.resize(n);
         if (settings.detectSurface)
@@ -494,6 +545,7 @@ uint64_t SurfaceReconstructor::workspaceBytes() const {
            result_.leaves.capacity() * sizeof(OctreeLeaf) + kernels_.bytes() + anisotropic_.capacity() +
            smoother_.bytes() + vertexWeight_.capacity() * sizeof(float) +
            result_.vertexVelocities.capacity() * sizeof(Vec3f) +
+           vertexKeys_.capacity() * sizeof(vertexKeys_[0]) + groupStart_.capacity() * sizeof(uint32_t) +
            (m.vertices.capacity() + m.normals.capacity()) * sizeof(Vec3f) +
            m.triangles.capacity() * sizeof(m.triangles[0]);
 }

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace octo {
@@ -62,6 +63,7 @@ private:
     void evaluateCorners();
     void evaluateAnisotropicCorners();
     void finishMesh();
+    void gradientNormals();
     void buildCells(SurfaceMethod method, std::vector<CellBlock>& blocks, bool forCount);
     uint64_t workspaceBytes() const;
 
@@ -83,6 +85,8 @@ private:
     std::vector<uint8_t> anisotropic_; // sorted order: surface particles get Yu & Turk kernels
     MeshSmoother smoother_;
     std::vector<float> vertexWeight_;
+    std::vector<std::pair<uint64_t, uint32_t>> vertexKeys_; // gradientNormals: (group, vertex), sorted
+    std::vector<uint32_t> groupStart_;
     // Per-thread scratch, owned here (not thread_local: TBB workers outlive the object and
     // LeakSanitizer reported the buffers they kept).
     SurfaceDetection_Marrone2010::Workspace detection_;
