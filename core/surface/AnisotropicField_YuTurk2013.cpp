@@ -60,9 +60,9 @@ inline float total(const F8& v) {
 
 // sum of w (1 - |u|^2)^2 G u over the candidates, u = G (x - xbar); grad f = -6 times it.
 [[gnu::always_inline]] inline void gradientSum(const AnisotropicCandidates& c, size_t m, float ox, float oy,
-                                               float oz, float* out) {
+                                               float oz, float r2, float* out) {
     const F8 zero = {}, one = zero + 1.0f;
-    F8 ax = zero, ay = zero, az = zero;
+    F8 ax = zero, ay = zero, az = zero, near = zero;
     for (size_t j = 0; j < m; j += 8) {
         F8 dx, dy, dz, a, b, cc, d, e, f, w;
         load8(dx, c.x.data() + j);
@@ -84,6 +84,7 @@ inline float total(const F8& v) {
         F8 q = one - (u0 * u0 + u1 * u1 + u2 * u2);
         q = (F8)((I8)q & (q > zero));
         const F8 s = w * q * q;
+        near += (F8)((I8)one & ((dx * dx + dy * dy + dz * dz < r2) & (w > zero))); // padding has w = 0
         ax += s * (a * u0 + b * u1 + cc * u2);
         ay += s * (b * u0 + d * u1 + e * u2);
         az += s * (cc * u0 + e * u1 + f * u2);
@@ -91,15 +92,17 @@ inline float total(const F8& v) {
     out[0] = total(ax);
     out[1] = total(ay);
     out[2] = total(az);
+    out[3] = total(near);
 }
 
-void gradientSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float oy, float oz, float* out) {
-    gradientSum(c, m, ox, oy, oz, out);
+void gradientSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float oy, float oz, float r2,
+                         float* out) {
+    gradientSum(c, m, ox, oy, oz, r2, out);
 }
 #if defined(__x86_64__) || defined(__i386__)
 [[gnu::target("avx2")]] void gradientSumAvx2(const AnisotropicCandidates& c, size_t m, float ox, float oy,
-                                             float oz, float* out) {
-    gradientSum(c, m, ox, oy, oz, out);
+                                             float oz, float r2, float* out) {
+    gradientSum(c, m, ox, oy, oz, r2, out);
 }
 #endif
 
@@ -125,16 +128,18 @@ float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset) {
     return fieldSumBaseline(c, c.padded(), offset.x(), offset.y(), offset.z());
 }
 
-Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offset) {
-    if (c.count == 0)
-        return Vec3f::Zero();
-    float g[3];
+Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offset, float radius, int* near) {
+    float g[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (c.count > 0) {
 #if defined(__x86_64__) || defined(__i386__)
-    if (kHasAvx2)
-        gradientSumAvx2(c, c.padded(), offset.x(), offset.y(), offset.z(), g);
-    else
+        if (kHasAvx2)
+            gradientSumAvx2(c, c.padded(), offset.x(), offset.y(), offset.z(), radius * radius, g);
+        else
 #endif
-        gradientSumBaseline(c, c.padded(), offset.x(), offset.y(), offset.z(), g);
+            gradientSumBaseline(c, c.padded(), offset.x(), offset.y(), offset.z(), radius * radius, g);
+    }
+    if (near)
+        *near = int(g[3] + 0.5f);
     return Vec3f(-6.0f * g[0], -6.0f * g[1], -6.0f * g[2]);
 }
 
@@ -289,36 +294,6 @@ void AnisotropicCandidates::grow(size_t need) {
     const size_t cap = std::max(need, 2 * x.size());
     for (auto* v : {&x, &y, &z, &g00, &g01, &g02, &g11, &g12, &g22, &amp})
         v->resize(cap);
-}
-
-void AnisotropicCandidates::push(const AnisotropicKernels& k, size_t j, const Vec3f& centre) {
-    grow(count + 1 + kLanes);
-    x[count] = k.cx[j] - centre.x();
-    y[count] = k.cy[j] - centre.y();
-    z[count] = k.cz[j] - centre.z();
-    g00[count] = k.g00[j];
-    g01[count] = k.g01[j];
-    g02[count] = k.g02[j];
-    g11[count] = k.g11[j];
-    g12[count] = k.g12[j];
-    g22[count] = k.g22[j];
-    amp[count] = k.amp[j];
-    ++count;
-}
-
-void AnisotropicCandidates::pushFrom(const AnisotropicCandidates& o, size_t i, const Vec3f& shift) {
-    grow(count + 1 + kLanes);
-    x[count] = o.x[i] - shift.x();
-    y[count] = o.y[i] - shift.y();
-    z[count] = o.z[i] - shift.z();
-    g00[count] = o.g00[i];
-    g01[count] = o.g01[i];
-    g02[count] = o.g02[i];
-    g11[count] = o.g11[i];
-    g12[count] = o.g12[i];
-    g22[count] = o.g22[i];
-    amp[count] = o.amp[i];
-    ++count;
 }
 
 void AnisotropicCandidates::seal() {

@@ -75,8 +75,67 @@ struct AnisotropicCandidates {
     std::vector<float> x, y, z, g00, g01, g02, g11, g12, g22, amp;
     size_t count = 0;
     void clear() { count = 0; }
-    void push(const AnisotropicKernels& k, size_t j, const Vec3f& centre);
-    void pushFrom(const AnisotropicCandidates& o, size_t i, const Vec3f& shift);
+    void push(const AnisotropicKernels& k, size_t j, const Vec3f& centre) {
+        if (count + 1 + kLanes > x.size())
+            grow(count + 1 + kLanes);
+        x[count] = k.cx[j] - centre.x();
+        y[count] = k.cy[j] - centre.y();
+        z[count] = k.cz[j] - centre.z();
+        g00[count] = k.g00[j];
+        g01[count] = k.g01[j];
+        g02[count] = k.g02[j];
+        g11[count] = k.g11[j];
+        g12[count] = k.g12[j];
+        g22[count] = k.g22[j];
+        amp[count] = k.amp[j];
+        ++count;
+    } /// Room for n more candidates (and the padding): the *Unchecked appends may follow.
+    void reserveMore(size_t n) {
+        if (count + n + kLanes > x.size())
+            grow(count + n + kLanes);
+    }
+    /// Writes candidate o[i] at the end and keeps it when keep (branch-free filtering).
+    void pushFromUnchecked(const AnisotropicCandidates& o, size_t i, const Vec3f& shift, bool keep) {
+        x[count] = o.x[i] - shift.x();
+        y[count] = o.y[i] - shift.y();
+        z[count] = o.z[i] - shift.z();
+        g00[count] = o.g00[i];
+        g01[count] = o.g01[i];
+        g02[count] = o.g02[i];
+        g11[count] = o.g11[i];
+        g12[count] = o.g12[i];
+        g22[count] = o.g22[i];
+        amp[count] = o.amp[i];
+        count += keep ? 1 : 0;
+    }
+    void pushUnchecked(const AnisotropicKernels& k, size_t j, const Vec3f& centre, bool keep) {
+        x[count] = k.cx[j] - centre.x();
+        y[count] = k.cy[j] - centre.y();
+        z[count] = k.cz[j] - centre.z();
+        g00[count] = k.g00[j];
+        g01[count] = k.g01[j];
+        g02[count] = k.g02[j];
+        g11[count] = k.g11[j];
+        g12[count] = k.g12[j];
+        g22[count] = k.g22[j];
+        amp[count] = k.amp[j];
+        count += keep ? 1 : 0;
+    }
+    void pushFrom(const AnisotropicCandidates& o, size_t i, const Vec3f& shift) {
+        if (count + 1 + kLanes > x.size())
+            grow(count + 1 + kLanes);
+        x[count] = o.x[i] - shift.x();
+        y[count] = o.y[i] - shift.y();
+        z[count] = o.z[i] - shift.z();
+        g00[count] = o.g00[i];
+        g01[count] = o.g01[i];
+        g02[count] = o.g02[i];
+        g11[count] = o.g11[i];
+        g12[count] = o.g12[i];
+        g22[count] = o.g22[i];
+        amp[count] = o.amp[i];
+        ++count;
+    }
     void seal();
     size_t padded() const { return (count + kLanes - 1) / kLanes * kLanes; }
     size_t bytes() const;
@@ -87,7 +146,9 @@ private:
 
 /// f at centre + offset from sealed candidates (SIMD; AVX2 when the CPU has it).
 float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset);
-/// grad f at centre + offset from sealed candidates (SIMD).
-Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offset);
+/// grad f at centre + offset from sealed candidates (SIMD); near (when given) gets the number of
+/// kernels centred within radius of the point.
+Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offset, float radius = 0.0f,
+                               int* near = nullptr);
 
 } // namespace octo

@@ -190,18 +190,43 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
         const Vec3f lo = lattice_.corner(g0.x(), g0.y(), g0.z());
         const Vec3f hi = lo.array() + 7.0f * L;
         blk.clear();
+        const Vec3f blo = lo.array() - R, bhi = hi.array() + R;
         grid_.forEachRangeInBox(lo.array() - find, hi.array() + find, [&](uint32_t b, uint32_t e) {
+            blk.reserveMore(e - b);
             for (uint32_t j = b; j < e; ++j) {
-                const Vec3f c(kernels_.cx[j], kernels_.cy[j], kernels_.cz[j]);
-                if ((c.array() >= lo.array() - R).all() && (c.array() <= hi.array() + R).all())
-                    blk.push(kernels_, j, lo);
+                const float x = kernels_.cx[j], y = kernels_.cy[j], z = kernels_.cz[j];
+                const bool in = (x >= blo.x()) & (x <= bhi.x()) & (y >= blo.y()) & (y <= bhi.y()) &
+                                (z >= blo.z()) & (z <= bhi.z());
+                blk.pushUnchecked(kernels_, j, lo, in);
             }
             return true;
         });
         const float reach = R + 0.5f * std::sqrt(3.0f) * L, reach2 = reach * reach;
-        for (int gz = 0; gz < 8; gz += 2)
+        // Filtered in three steps (the groups' z slab, their row, the group): a kernel is tested
+        // about 1 + 4 x 1/2 + 16 x 1/4 times per block instead of 64.
+        std::vector<uint32_t>&slab = scratch.slab, &row = scratch.row;
+        for (int gz = 0; gz < 8; gz += 2) {
+            if (!(corners[size_t(gz)] | corners[size_t(gz + 1)]))
+                continue;
+            const float relZ = (float(gz) + 0.5f) * L;
+            slab.resize(blk.count);
+            size_t ns = 0;
+            for (size_t i = 0; i < blk.count; ++i) {
+                slab[ns] = uint32_t(i);
+                ns += std::abs(blk.z[i] - relZ) <= reach ? 1 : 0;
+            }
             for (int gy = 0; gy < 8; gy += 2) {
                 const uint64_t rows = (corners[size_t(gz)] | corners[size_t(gz + 1)]);
+                if (!(rows & (0xFFFFull << (8 * gy))))
+                    continue;
+                const float relY = (float(gy) + 0.5f) * L;
+                row.resize(ns);
+                size_t nr = 0;
+                for (size_t k = 0; k < ns; ++k) {
+                    const uint32_t i = slab[k];
+                    row[nr] = i;
+                    nr += std::abs(blk.y[i] - relY) <= reach ? 1 : 0;
+                }
                 for (int gx = 0; gx < 8; gx += 2) {
                     const uint64_t groupBits = (0x303ull << (gx + 8 * gy));
                     if (!(rows & groupBits))
@@ -210,10 +235,11 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
                         lattice_.corner(g0.x() + gx, g0.y() + gy, g0.z() + gz).array() + 0.5f * L;
                     const Vec3f rel = centre - lo;
                     cand.clear();
-                    for (size_t i = 0; i < blk.count; ++i) {
+                    cand.reserveMore(nr);
+                    for (size_t k = 0; k < nr; ++k) {
+                        const uint32_t i = row[k];
                         const float dx = blk.x[i] - rel.x(), dy = blk.y[i] - rel.y(), dz = blk.z[i] - rel.z();
-                        if (dx * dx + dy * dy + dz * dz <= reach2)
-                            cand.pushFrom(blk, i, rel);
+                        cand.pushFromUnchecked(blk, i, rel, dx * dx + dy * dy + dz * dz <= reach2);
                     }
                     cand.seal();
                     for (int dz = 0; dz < 2; ++dz)
@@ -228,6 +254,7 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
                             }
                 }
             }
+        }
     });
 }
 
@@ -238,25 +265,11 @@ void SurfaceReconstructor::finishMesh() {
     const bool anisotropic = settings_.field == SurfaceField::Anisotropic;
     const float R = settings_.kernelRadiusFactor * settings_.particleRadius;
     const float invR2 = 1.0f / (R * R);
-    if (anisotropic && settings_.meshSmoothingIterations > 0 && nv > 0) {
-        // Feature weight (Loeschner et al. 2023): the particles within R of the vertex. A vertex over
-        // a bulk of fluid sees ~13 of them (half a ball of radius 2 d0, minus the gap to the
-        // surface); one near a drop, a filament or a rim sees few and is not moved.
-        constexpr float kFew = 4.0f, kMany = 10.0f;
-        vertexWeight_.resize(nv);
-        tbb::parallel_for(tbb::blocked_range<size_t>(0, nv, 1024), [&](const tbb::blocked_range<size_t>& r) {
-            for (size_t v = r.begin(); v < r.end(); ++v) {
-                int count = 0;
-                grid_.forEachNeighbor(mesh.vertices[v], R, xs_,
-                                      [&](uint32_t, const Vec3f&, float) { ++count; });
-                const float t = std::clamp((float(count) - kFew) / (kMany - kFew), 0.0f, 1.0f);
-                vertexWeight_[v] = t * t * (3.0f - 2.0f * t);
-            }
-        });
+    const bool smooth = anisotropic && settings_.meshSmoothingIterations > 0;
+    if (anisotropic && nv > 0 && (smooth || settings_.computeNormals))
+        vertexFieldPass(smooth, settings_.computeNormals);
+    if (smooth && nv > 0)
         smoother_.smooth(mesh, vertexWeight_, settings_.meshSmoothingIterations);
-    }
-    if (anisotropic && settings_.computeNormals && nv > 0)
-        gradientNormals();
     result_.vertexVelocities.clear();
     if (givenVelocities_.empty())
         return;
@@ -277,10 +290,16 @@ void SurfaceReconstructor::finishMesh() {
     });
 }
 
-void SurfaceReconstructor::gradientNormals() {
-    // n = -grad f / |grad f| at the final vertex positions. The vertices are grouped by cubes of
-    // 2L (like the corners' 2x2x2 groups): a group copies the kernels within R + its half diagonal
-    // of its centre once, and each vertex sums their gradients in one SIMD pass.
+void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals) {
+    // One pass over the marching-cubes vertices (before smoothing), grouped by cubes of 2L (like the
+    // corners' 2x2x2 groups): a group copies the kernels within R + its half diagonal of its centre
+    // once, and each vertex sums their gradients in one SIMD pass:
+    //  - the normal -grad f / |grad f| (the field's; smoothing moves a vertex by a fraction of L,
+    //    over which the field's direction barely turns);
+    //  - the feature weight of the smoothing (Loeschner et al. 2023): the kernels centred within R
+    //    of the vertex. Over bulk fluid a vertex sees ~13 (half a ball of radius 2 d0, minus the gap
+    //    to the surface); near a drop, a filament or a rim only a few, and it is not moved.
+    constexpr float kFew = 4.0f, kMany = 10.0f;
     TriangleMesh& mesh = result_.mesh;
     const size_t nv = mesh.vertices.size();
     const float g = 2.0f * lattice_.cell, invG = 1.0f / g;
@@ -303,8 +322,10 @@ void SurfaceReconstructor::gradientNormals() {
         if (k == 0 || vertexKeys_[k].first != vertexKeys_[k - 1].first)
             groupStart_.push_back(uint32_t(k));
     groupStart_.push_back(uint32_t(nv));
-    if (mesh.normals.size() != nv)
+    if (normals && mesh.normals.size() != nv)
         mesh.normals.assign(nv, Vec3f::UnitY());
+    if (weights)
+        vertexWeight_.resize(nv);
     const float reach = R + 0.5f * std::sqrt(3.0f) * g * 1.001f, reach2 = reach * reach;
     const float find = reach + kernels_.maxShift();
     tbb::parallel_for(
@@ -320,24 +341,29 @@ void SurfaceReconstructor::gradientNormals() {
                     centre[a] = lattice_.origin[a] + (float(c - 1) + 0.5f) * g;
                 }
                 cand.clear();
-                grid_.forEachRangeInBox(centre.array() - find, centre.array() + find,
-                                        [&](uint32_t b, uint32_t e) {
-                                            for (uint32_t j = b; j < e; ++j) {
-                                                const float dx = kernels_.cx[j] - centre.x();
-                                                const float dy = kernels_.cy[j] - centre.y();
-                                                const float dz = kernels_.cz[j] - centre.z();
-                                                if (dx * dx + dy * dy + dz * dz <= reach2)
-                                                    cand.push(kernels_, j, centre);
-                                            }
-                                            return true;
-                                        });
+                grid_.forEachRangeInBox(
+                    centre.array() - find, centre.array() + find, [&](uint32_t b, uint32_t e) {
+                        cand.reserveMore(e - b);
+                        for (uint32_t j = b; j < e; ++j) {
+                            const float dx = kernels_.cx[j] - centre.x();
+                            const float dy = kernels_.cy[j] - centre.y();
+                            const float dz = kernels_.cz[j] - centre.z();
+                            cand.pushUnchecked(kernels_, j, centre, dx * dx + dy * dy + dz * dz <= reach2);
+                        }
+                        return true;
+                    });
                 cand.seal();
                 for (uint32_t k = groupStart_[grp]; k < groupStart_[grp + 1]; ++k) {
                     const uint32_t v = vertexKeys_[k].second;
-                    const Vec3f grad = anisotropicFieldGradient(cand, mesh.vertices[v] - centre);
+                    int near = 0;
+                    const Vec3f grad = anisotropicFieldGradient(cand, mesh.vertices[v] - centre, R, &near);
                     const float len = grad.norm();
-                    if (len > 0.0f && std::isfinite(len))
+                    if (normals && len > 0.0f && std::isfinite(len))
                         mesh.normals[v] = -grad / len; // f grows inwards
+                    if (weights) {
+                        const float t = std::clamp((float(near) - kFew) / (kMany - kFew), 0.0f, 1.0f);
+                        vertexWeight_[v] = t * t * (3.0f - 2.0f * t);
+                    }
                 }
             }
         });
@@ -489,7 +515,8 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
 
     // --- Marching cubes (Lorensen & Cline 1987), then smoothing, normals and velocities ---
     const auto t3 = Clock::now();
-    field_.marchingCubes(result_.mesh, settings.computeNormals);
+    // The anisotropic field's normals are its gradient's (finishMesh), not the faces'.
+    field_.marchingCubes(result_.mesh, settings.computeNormals && settings.field == SurfaceField::Distance);
     const auto t4 = Clock::now();
     finishMesh();
     st.tSmoothMs = msSince(t4);

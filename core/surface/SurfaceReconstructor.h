@@ -63,7 +63,7 @@ private:
     void evaluateCorners();
     void evaluateAnisotropicCorners();
     void finishMesh();
-    void gradientNormals();
+    void vertexFieldPass(bool weights, bool normals);
     void buildCells(SurfaceMethod method, std::vector<CellBlock>& blocks, bool forCount);
     uint64_t workspaceBytes() const;
 
@@ -85,7 +85,7 @@ private:
     std::vector<uint8_t> anisotropic_; // sorted order: surface particles get Yu & Turk kernels
     MeshSmoother smoother_;
     std::vector<float> vertexWeight_;
-    std::vector<std::pair<uint64_t, uint32_t>> vertexKeys_; // gradientNormals: (group, vertex), sorted
+    std::vector<std::pair<uint64_t, uint32_t>> vertexKeys_; // vertexFieldPass: (group, vertex), sorted
     std::vector<uint32_t> groupStart_;
     // Per-thread scratch, owned here (not thread_local: TBB workers outlive the object and
     // LeakSanitizer reported the buffers they kept).
@@ -94,6 +94,7 @@ private:
         BlockParticles block;
         DistanceField_Solenthaler2007::Candidates candidates;
         AnisotropicCandidates blockKernels, groupKernels;
+        std::vector<uint32_t> slab, row; // anisotropic corners: block kernels near a slab / row of groups
     };
     tbb::enumerable_thread_specific<CornerScratch> cornerScratch_;
 };
