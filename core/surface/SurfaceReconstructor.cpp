@@ -234,13 +234,19 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
                     const Vec3f centre =
                         lattice_.corner(g0.x() + gx, g0.y() + gy, g0.z() + gz).array() + 0.5f * L;
                     const Vec3f rel = centre - lo;
-                    cand.clear();
-                    cand.reserveMore(nr);
+                    std::vector<uint32_t>& group = scratch.group; // kept indices, then their kernels
+                    group.resize(nr);
+                    size_t ng = 0;
                     for (size_t k = 0; k < nr; ++k) {
                         const uint32_t i = row[k];
                         const float dx = blk.x[i] - rel.x(), dy = blk.y[i] - rel.y(), dz = blk.z[i] - rel.z();
-                        cand.pushFromUnchecked(blk, i, rel, dx * dx + dy * dy + dz * dz <= reach2);
+                        group[ng] = i;
+                        ng += dx * dx + dy * dy + dz * dz <= reach2 ? 1 : 0;
                     }
+                    cand.clear();
+                    cand.reserveMore(ng);
+                    for (size_t k = 0; k < ng; ++k)
+                        cand.pushFromUnchecked(blk, group[k], rel, true);
                     cand.seal();
                     for (int dz = 0; dz < 2; ++dz)
                         for (int dy = 0; dy < 2; ++dy)
@@ -340,18 +346,26 @@ void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals) {
                     key /= uint64_t(dims[a]);
                     centre[a] = lattice_.origin[a] + (float(c - 1) + 0.5f) * g;
                 }
+                // The kept indices first (branch-free, 4 bytes per particle seen), then their kernels.
+                std::vector<uint32_t>& kept = scratch.row;
+                size_t nk = 0;
+                grid_.forEachRangeInBox(centre.array() - find, centre.array() + find,
+                                        [&](uint32_t b, uint32_t e) {
+                                            if (kept.size() < nk + (e - b))
+                                                kept.resize(std::max(2 * kept.size(), nk + (e - b)));
+                                            for (uint32_t j = b; j < e; ++j) {
+                                                const float dx = kernels_.cx[j] - centre.x();
+                                                const float dy = kernels_.cy[j] - centre.y();
+                                                const float dz = kernels_.cz[j] - centre.z();
+                                                kept[nk] = j;
+                                                nk += dx * dx + dy * dy + dz * dz <= reach2 ? 1 : 0;
+                                            }
+                                            return true;
+                                        });
                 cand.clear();
-                grid_.forEachRangeInBox(
-                    centre.array() - find, centre.array() + find, [&](uint32_t b, uint32_t e) {
-                        cand.reserveMore(e - b);
-                        for (uint32_t j = b; j < e; ++j) {
-                            const float dx = kernels_.cx[j] - centre.x();
-                            const float dy = kernels_.cy[j] - centre.y();
-                            const float dz = kernels_.cz[j] - centre.z();
-                            cand.pushUnchecked(kernels_, j, centre, dx * dx + dy * dy + dz * dz <= reach2);
-                        }
-                        return true;
-                    });
+                cand.reserveMore(nk);
+                for (size_t k = 0; k < nk; ++k)
+                    cand.pushUnchecked(kernels_, kept[k], centre, true);
                 cand.seal();
                 for (uint32_t k = groupStart_[grp]; k < groupStart_[grp + 1]; ++k) {
                     const uint32_t v = vertexKeys_[k].second;

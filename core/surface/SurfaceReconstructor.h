@@ -94,7 +94,7 @@ private:
         BlockParticles block;
         DistanceField_Solenthaler2007::Candidates candidates;
         AnisotropicCandidates blockKernels, groupKernels;
-        std::vector<uint32_t> slab, row; // anisotropic corners: block kernels near a slab / row of groups
+        std::vector<uint32_t> slab, row, group; // anisotropic: block kernels near a slab / row / group
     };
     tbb::enumerable_thread_specific<CornerScratch> cornerScratch_;
 };
