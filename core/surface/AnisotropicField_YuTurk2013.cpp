@@ -148,10 +148,17 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
                                  const AnisotropySettings& s) {
     s_ = s;
     const size_t n = xs.size();
+    xs_ = xs;
+    // Slots: the anisotropic particles in sorted order (all when anisotropic is empty).
+    slot.resize(n);
+    int32_t m = 0;
+    for (size_t k = 0; k < n; ++k)
+        slot[k] = (anisotropic.empty() || anisotropic[k]) ? m++ : -1;
     for (auto* v : {&cx, &cy, &cz, &g00, &g01, &g02, &g11, &g12, &g22, &amp})
-        v->resize(n);
+        v->resize(size_t(m));
     const float R = s.kernelRadius, rc = s.covarianceRadius, V = s.particleVolume;
-    const float isoG = 1.0f / R, isoAmp = V * kSigma * isoG * isoG * isoG;
+    isoG = 1.0f / R;
+    isoAmp = V * kSigma * isoG * isoG * isoG;
     const float knG = 1.0f / (R * s.kn), knAmp = V * kSigma * knG * knG * knG;
     const float invRc = 1.0f / rc;
     const bool surfaceOnly = !surface.empty() && s.smoothSurfaceOnly;
@@ -161,19 +168,15 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
         uint64_t mine = 0;
         float shiftMax = 0.0f;
         for (size_t k = range.begin(); k < range.end(); ++k) {
+            if (slot[k] < 0)
+                continue; // the isotropic kernel at x_k
             const Vec3f x = xs[k];
+            const auto o = size_t(slot[k]);
             auto isotropic = [&](float g, float a) {
-                g00[k] = g11[k] = g22[k] = g;
-                g01[k] = g02[k] = g12[k] = 0.0f;
-                amp[k] = a;
+                g00[o] = g11[o] = g22[o] = g;
+                g01[o] = g02[o] = g12[o] = 0.0f;
+                amp[o] = a;
             };
-            if (!anisotropic.empty() && !anisotropic[k]) {
-                cx[k] = x.x();
-                cy[k] = x.y();
-                cz[k] = x.z();
-                isotropic(isoG, isoAmp);
-                continue;
-            }
             ++mine;
             // Eq. 4-6 relative to x_k (float precision): sums of w, w d, w d d^T.
             float sw = 0.0f, swSurface = 0.0f;
@@ -211,9 +214,9 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
             const float shiftLength = shift.norm();
             if (shiftLength > s.shiftLimit)
                 shift *= s.shiftLimit / shiftLength;
-            cx[k] = x.x() + shift.x();
-            cy[k] = x.y() + shift.y();
-            cz[k] = x.z() + shift.z();
+            cx[o] = x.x() + shift.x();
+            cy[o] = x.y() + shift.y();
+            cz[o] = x.z() + shift.z();
             shiftMax = std::max(shiftMax, shift.norm());
             if (neighbours - 1 < s.nEps) { // the particle itself is not a neighbour
                 isotropic(knG, knAmp);
@@ -240,13 +243,13 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
                 inverseAxis[a] = 1.0f / (R * std::max(ev[a], s1 / s.kr) / s1);
             const Mat3f& Q = es.eigenvectors();
             const Mat3f G = Q * inverseAxis.asDiagonal() * Q.transpose();
-            g00[k] = G(0, 0);
-            g01[k] = G(0, 1);
-            g02[k] = G(0, 2);
-            g11[k] = G(1, 1);
-            g12[k] = G(1, 2);
-            g22[k] = G(2, 2);
-            amp[k] = V * kSigma * inverseAxis.prod();
+            g00[o] = G(0, 0);
+            g01[o] = G(0, 1);
+            g02[o] = G(0, 2);
+            g11[o] = G(1, 1);
+            g12[o] = G(1, 2);
+            g22[o] = G(2, 2);
+            amp[o] = V * kSigma * inverseAxis.prod();
         }
         count += mine;
         float cur = maxShift.load();
@@ -257,35 +260,52 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
     maxShift_ = maxShift.load();
 }
 
+namespace {
+struct Kernel {
+    Vec3f c;
+    float g00, g01, g02, g11, g12, g22, amp;
+};
+Kernel kernelOf(const AnisotropicKernels& k, size_t j) {
+    const int32_t s = k.slot[j];
+    if (s < 0)
+        return {k.centre(j), k.isoG, 0.0f, 0.0f, k.isoG, 0.0f, k.isoG, k.isoAmp};
+    const auto o = size_t(s);
+    return {k.centre(j), k.g00[o], k.g01[o], k.g02[o], k.g11[o], k.g12[o], k.g22[o], k.amp[o]};
+}
+} // namespace
+
 float AnisotropicKernels::contribution(size_t j, const Vec3f& x) const {
-    const Vec3f d(x.x() - cx[j], x.y() - cy[j], x.z() - cz[j]);
-    const Vec3f u(g00[j] * d.x() + g01[j] * d.y() + g02[j] * d.z(),
-                  g01[j] * d.x() + g11[j] * d.y() + g12[j] * d.z(),
-                  g02[j] * d.x() + g12[j] * d.y() + g22[j] * d.z());
+    const Kernel k = kernelOf(*this, j);
+    const Vec3f d = x - k.c;
+    const Vec3f u(k.g00 * d.x() + k.g01 * d.y() + k.g02 * d.z(),
+                  k.g01 * d.x() + k.g11 * d.y() + k.g12 * d.z(),
+                  k.g02 * d.x() + k.g12 * d.y() + k.g22 * d.z());
     const float q = 1.0f - u.squaredNorm();
-    return q > 0.0f ? amp[j] * q * q * q : 0.0f;
+    return q > 0.0f ? k.amp * q * q * q : 0.0f;
 }
 
 void AnisotropicKernels::addWithGradient(size_t j, const Vec3f& x, float& f, Vec3f& grad) const {
-    const Vec3f d(x.x() - cx[j], x.y() - cy[j], x.z() - cz[j]);
-    const Vec3f u(g00[j] * d.x() + g01[j] * d.y() + g02[j] * d.z(),
-                  g01[j] * d.x() + g11[j] * d.y() + g12[j] * d.z(),
-                  g02[j] * d.x() + g12[j] * d.y() + g22[j] * d.z());
+    const Kernel k = kernelOf(*this, j);
+    const Vec3f d = x - k.c;
+    const Vec3f u(k.g00 * d.x() + k.g01 * d.y() + k.g02 * d.z(),
+                  k.g01 * d.x() + k.g11 * d.y() + k.g12 * d.z(),
+                  k.g02 * d.x() + k.g12 * d.y() + k.g22 * d.z());
     const float q = 1.0f - u.squaredNorm();
     if (q <= 0.0f)
         return;
-    f += amp[j] * q * q * q;
+    f += k.amp * q * q * q;
     // d/dx (1 - |G d|^2)^3 = -6 (1 - |G d|^2)^2 G^T G d, G symmetric.
-    const Vec3f Gu(g00[j] * u.x() + g01[j] * u.y() + g02[j] * u.z(),
-                   g01[j] * u.x() + g11[j] * u.y() + g12[j] * u.z(),
-                   g02[j] * u.x() + g12[j] * u.y() + g22[j] * u.z());
-    grad -= (6.0f * amp[j] * q * q) * Gu;
+    const Vec3f Gu(k.g00 * u.x() + k.g01 * u.y() + k.g02 * u.z(),
+                   k.g01 * u.x() + k.g11 * u.y() + k.g12 * u.z(),
+                   k.g02 * u.x() + k.g12 * u.y() + k.g22 * u.z());
+    grad -= (6.0f * k.amp * q * q) * Gu;
 }
 
 size_t AnisotropicKernels::bytes() const {
     return (cx.capacity() + cy.capacity() + cz.capacity() + g00.capacity() + g01.capacity() + g02.capacity() +
             g11.capacity() + g12.capacity() + g22.capacity() + amp.capacity()) *
-           sizeof(float);
+               sizeof(float) +
+           slot.capacity() * sizeof(int32_t);
 }
 
 void AnisotropicCandidates::grow(size_t need) {

@@ -46,8 +46,12 @@ public:
     /// capacities are kept between calls.
     void compute(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const uint8_t> anisotropic,
                  std::span<const uint8_t> surface, const AnisotropySettings& s);
-
-    size_t size() const { return cx.size(); }
+    size_t size() const { return slot.size(); }
+    /// Kernel j's centre (sorted particle index j).
+    Vec3f centre(size_t j) const {
+        const int32_t k = slot[j];
+        return k < 0 ? xs_[j] : Vec3f(cx[size_t(k)], cy[size_t(k)], cz[size_t(k)]);
+    }
     /// Largest |xbar_j - x_j|: a query for particles within R of a point must reach R + maxShift.
     float maxShift() const { return maxShift_; }
     const AnisotropySettings& settings() const { return s_; }
@@ -55,17 +59,22 @@ public:
     float contribution(size_t j, const Vec3f& x) const;
     /// Adds kernel j's contribution to f and its gradient.
     void addWithGradient(size_t j, const Vec3f& x, float& f, Vec3f& grad) const;
-    size_t bytes() const;
-
-    // Per particle (sorted order): smoothed centre, symmetric G (support |G d| < 1), amplitude.
+    size_t bytes()
+        const; // Per particle (sorted order): its slot in the arrays below, or -1 for the isotropic kernel of
+    // support R at the particle itself (isoG, isoAmp): only the anisotropic particles are stored.
+    std::vector<int32_t> slot;
+    // Per slot: smoothed centre, symmetric G (support |G d| < 1), amplitude.
     std::vector<float> cx, cy, cz;
     std::vector<float> g00, g01, g02, g11, g12, g22;
     std::vector<float> amp;
+    float isoG = 0.0f, isoAmp = 0.0f;
     uint64_t anisotropicCount = 0; ///< particles that got Eq. 4-10 (for stats)
 
 private:
+    friend struct AnisotropicCandidates;
     AnisotropySettings s_;
     float maxShift_ = 0.0f;
+    std::span<const Vec3f> xs_; // the particles of the last compute
 };
 
 /// The kernels near one block of corners, relative to a centre, padded to whole SIMD batches with
@@ -78,16 +87,7 @@ struct AnisotropicCandidates {
     void push(const AnisotropicKernels& k, size_t j, const Vec3f& centre) {
         if (count + 1 + kLanes > x.size())
             grow(count + 1 + kLanes);
-        x[count] = k.cx[j] - centre.x();
-        y[count] = k.cy[j] - centre.y();
-        z[count] = k.cz[j] - centre.z();
-        g00[count] = k.g00[j];
-        g01[count] = k.g01[j];
-        g02[count] = k.g02[j];
-        g11[count] = k.g11[j];
-        g12[count] = k.g12[j];
-        g22[count] = k.g22[j];
-        amp[count] = k.amp[j];
+        write(k, j, centre);
         ++count;
     } /// Room for n more candidates (and the padding): the *Unchecked appends may follow.
     void reserveMore(size_t n) {
@@ -109,17 +109,32 @@ struct AnisotropicCandidates {
         count += keep ? 1 : 0;
     }
     void pushUnchecked(const AnisotropicKernels& k, size_t j, const Vec3f& centre, bool keep) {
-        x[count] = k.cx[j] - centre.x();
-        y[count] = k.cy[j] - centre.y();
-        z[count] = k.cz[j] - centre.z();
-        g00[count] = k.g00[j];
-        g01[count] = k.g01[j];
-        g02[count] = k.g02[j];
-        g11[count] = k.g11[j];
-        g12[count] = k.g12[j];
-        g22[count] = k.g22[j];
-        amp[count] = k.amp[j];
+        write(k, j, centre);
         count += keep ? 1 : 0;
+    }
+    void write(const AnisotropicKernels& k, size_t j, const Vec3f& centre) {
+        const int32_t sk = k.slot[j];
+        if (sk < 0) {
+            const Vec3f& p = k.xs_[j];
+            x[count] = p.x() - centre.x();
+            y[count] = p.y() - centre.y();
+            z[count] = p.z() - centre.z();
+            g00[count] = g11[count] = g22[count] = k.isoG;
+            g01[count] = g02[count] = g12[count] = 0.0f;
+            amp[count] = k.isoAmp;
+            return;
+        }
+        const auto s = size_t(sk);
+        x[count] = k.cx[s] - centre.x();
+        y[count] = k.cy[s] - centre.y();
+        z[count] = k.cz[s] - centre.z();
+        g00[count] = k.g00[s];
+        g01[count] = k.g01[s];
+        g02[count] = k.g02[s];
+        g11[count] = k.g11[s];
+        g12[count] = k.g12[s];
+        g22[count] = k.g22[s];
+        amp[count] = k.amp[s];
     }
     void pushFrom(const AnisotropicCandidates& o, size_t i, const Vec3f& shift) {
         if (count + 1 + kLanes > x.size())

@@ -194,7 +194,8 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
         grid_.forEachRangeInBox(lo.array() - find, hi.array() + find, [&](uint32_t b, uint32_t e) {
             blk.reserveMore(e - b);
             for (uint32_t j = b; j < e; ++j) {
-                const float x = kernels_.cx[j], y = kernels_.cy[j], z = kernels_.cz[j];
+                const Vec3f c = kernels_.centre(j);
+                const float x = c.x(), y = c.y(), z = c.z();
                 const bool in = (x >= blo.x()) & (x <= bhi.x()) & (y >= blo.y()) & (y <= bhi.y()) &
                                 (z >= blo.z()) & (z <= bhi.z());
                 blk.pushUnchecked(kernels_, j, lo, in);
@@ -354,9 +355,8 @@ void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals) {
                                             if (kept.size() < nk + (e - b))
                                                 kept.resize(std::max(2 * kept.size(), nk + (e - b)));
                                             for (uint32_t j = b; j < e; ++j) {
-                                                const float dx = kernels_.cx[j] - centre.x();
-                                                const float dy = kernels_.cy[j] - centre.y();
-                                                const float dz = kernels_.cz[j] - centre.z();
+                                                const Vec3f d = kernels_.centre(j) - centre;
+                                                const float dx = d.x(), dy = d.y(), dz = d.z();
                                                 kept[nk] = j;
                                                 nk += dx * dx + dy * dy + dz * dz <= reach2 ? 1 : 0;
                                             }
