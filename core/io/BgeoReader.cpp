@@ -176,8 +176,7 @@ ParticleData parseBgeo(const std::string& bytes, const std::string& path) {
         if (a.type == 0 || a.type == 1 || a.type == 5) {
             c.skip(size_t(a.size) * 4, "attribute defaults");
             record += uint64_t(a.size) * 4;
-        } else if (a.type == 4) { // indexed strings: the table, then one int per point
-            c.skip(size_t(a.size) * 4, "attribute defaults");
+        } else if (a.type == 4) { // indexed strings: the table (no defaults), then ints per point
             const int32_t strings = c.count("string count");
             if (uint64_t(strings) * 2 > c.remaining())
                 fail(path, "string count of attribute '" + a.name + "' exceeds the file's size");
@@ -218,9 +217,7 @@ ParticleData parseBgeo(const std::string& bytes, const std::string& path) {
         Vec3f p;
         for (int a = 0; a < 3; ++a)
             p[a] = c.f32("point data");
-        const float w = c.f32("point data");
-        if (w != 1.0f && w != 0.0f && std::isfinite(w))
-            p /= w; // homogeneous coordinate (partio writes 1)
+        c.f32("point data"); // homogeneous w: partio writes 1 and ignores it on reading
         data.positions[size_t(i)] = p;
         for (size_t k = 0; k < attrs.size(); ++k) {
             if (int(k) == velocityAttr) {

@@ -64,8 +64,7 @@ std::string bgeo(int n, int version = 5, int declaredPoints = -1) {
         w.f32(0.0f);
     w.name("phase");
     w.u16(1);
-    w.u32(4); // indexed string
-    w.u32(0);
+    w.u32(4); // indexed string: no defaults, the string table
     w.u32(2);
     w.name("fluid");
     w.name("solid");
