@@ -46,9 +46,10 @@ struct Options {
 
 /// The parameters reconstruct uses (SurfaceSettings); others are refused so a typo cannot pass.
 const std::vector<std::string>& surfaceParameterNames() {
-    static const std::vector<std::string> names{
-        "particleRadius", "restDensity", "lambdaMin",     "leafSize",           "kernelRadiusFactor",
-        "tLow",           "tHigh",       "surfaceMethod", "surfaceSEnlargement"};
+    static const std::vector<std::string> names{"particleRadius", "restDensity",        "lambdaMin",
+                                                "leafSize",       "kernelRadiusFactor", "tLow",
+                                                "tHigh",          "surfaceMethod",      "surfaceSEnlargement",
+                                                "surfaceField",   "surfaceSmoothing"};
     return names;
 }
 
@@ -421,6 +422,7 @@ int run(const Args& args) {
 
     std::vector<SurfaceStats> stats(jobs.size());
     std::mutex printMutex;
+    size_t done = 0; // frames written (under printMutex)
     tbb::enumerable_thread_specific<SurfaceReconstructor> reconstructors;
     auto process = [&](size_t k) {
         const FrameJob& job = jobs[k];
@@ -452,11 +454,14 @@ int run(const Args& args) {
         if (!o.quiet) {
             std::lock_guard lock(printMutex);
             const SurfaceStats& s = stats[k];
+            if (jobs.size() > 1) // progress through a sequence (frames finish in any order)
+                std::printf("[%zu/%zu] ", ++done, jobs.size());
             std::printf("%s -> %s: %llu particles, %llu surface, %llu cubes (uniform %llu), %llu triangles, "
                         "%.1f ms\n",
                         job.in.c_str(), job.out.c_str(), (unsigned long long)s.particles,
                         (unsigned long long)s.surfaceParticles, (unsigned long long)s.cubes,
                         (unsigned long long)s.cubesUniform, (unsigned long long)s.triangles, s.tTotalMs);
+            std::fflush(stdout);
         }
     };
     // Many frames: one frame per task (each reconstruction is parallel inside as well).

@@ -120,6 +120,11 @@ std::vector<ParameterInfo> makeTable() {
         real("surfaceSEnlargement", "Surface", "S enlargement l / R", "1", 0.1, 1.0, 0.75, false,
              "Octree S-set enlargement l in units of R (paper: 1); smaller keeps a thinner band of cells. "
              "0.75 = (r + sqrt(3) L) / R at the automatic L: the band the zero level can reach."),
+        choice("surfaceField", "Surface", "Field", {"anisotropic", "distance"}, 0,
+               "Scalar field at the corners: anisotropic kernels (Yu & Turk 2013) with volume-preserving "
+               "mesh smoothing, the smooth default; or the paper's distance field (Solenthaler 2007)."),
+        integer("surfaceSmoothing", "Surface", "Mesh smoothing steps", 0, 100, 20, false,
+                "Volume-preserving smoothing steps of the anisotropic field's mesh (0 = none)."),
     };
 }
 } // namespace

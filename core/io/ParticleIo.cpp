@@ -1,6 +1,7 @@
 // Particle file readers (PLY ascii/binary, legacy VTK ascii/binary) and the binary PLY writer.
 #include "io/ParticleIo.h"
 
+#include "io/BgeoReader.h"
 #include "io/FileRead.h"
 #include "io/PlyWriter.h"
 
@@ -673,6 +674,8 @@ ParticleData parseParticles(const std::string& buf, const std::string& path) {
         return readPly(path, buf);
     if (buf.rfind("# vtk DataFile", 0) == 0)
         return readVtk(path, buf);
+    if (looksLikeBgeo(buf)) // partio / Houdini BGEO, gzip-compressed or not (io/BgeoReader.h)
+        return parseBgeo(buf, path);
     fail(path, "unknown particle file format (expected a PLY or legacy VTK file)");
 }
 

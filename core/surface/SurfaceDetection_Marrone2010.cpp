@@ -133,13 +133,14 @@ struct Avx2Target {
         return uint32_t(_mm256_movemask_ps(_mm256_cmp_ps((__m256)v, (__m256)bound, _CMP_LT_OQ)));
     }
     [[gnu::target("avx2")]] static void squareRoot(F8& v) { v = (F8)_mm256_sqrt_ps((__m256)v); }
-    // One permute per block (vpermps) moves the kept lanes to the front, stored whole.
+    // One permute per block (vpermps) moves the kept lanes to the front, stored whole. The intrinsic
+    // rather than GCC's __builtin_shuffle, which clang does not have (same instruction).
     [[gnu::target("avx2")]] static uint32_t keepLanes(uint32_t bits, const F8 (&blocks)[4], int n,
                                                       float* const (&out)[4]) {
         I8 order;
         std::memcpy(&order, kCompactionOrders[bits].data(), sizeof order);
         for (int a = 0; a < n; ++a)
-            store8(out[a], __builtin_shuffle(blocks[a], order));
+            store8(out[a], (F8)_mm256_permutevar8x32_ps((__m256)blocks[a], (__m256i)order));
         return uint32_t(std::popcount(bits));
     }
 };

@@ -10,10 +10,12 @@
 //   const SurfaceResult& r = rec.result(); // lambda, surfaceFlag (caller's order), leaves, mesh, stats
 #include "common/Types.h"
 #include "sph/NeighborGrid.h"
+#include "surface/AnisotropicField_YuTurk2013.h"
 #include "surface/BlockCornerField.h"
 #include "surface/BlockParticles.h"
 #include "surface/DistanceField_Solenthaler2007.h"
 #include "surface/GridBaselines.h"
+#include "surface/MeshSmoothing.h"
 #include "surface/Octree_Shao2016.h"
 #include "surface/SurfaceDetection_Marrone2010.h"
 #include "surface/SurfaceSettings.h"
@@ -22,6 +24,7 @@
 
 #include <chrono>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace octo {
@@ -38,23 +41,35 @@ public:
     /// sim/SolverSurfaceDetection): detection only thresholds it.
     void reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
                      const SurfaceSettings& settings, std::span<const float> lambda);
+    /// Same, with lambda optional (empty: computed) and the particles' velocities (caller's order,
+    /// empty or one per particle): result().vertexVelocities gets them interpolated at the vertices.
+    void reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
+                     const SurfaceSettings& settings, std::span<const float> lambda,
+                     std::span<const Vec3f> velocities);
     const SurfaceResult& result() const { return result_; }
     SurfaceResult& result() { return result_; }
 
     /// The lattice used by the last reconstruction (shared by all methods).
     const Lattice& lattice() const { return lattice_; }
-    /// phi at an arbitrary point, with the particles of the last reconstruction.
+    /// The distance field's phi (Solenthaler 2007) at an arbitrary point, with the particles of the
+    /// last reconstruction.
     float distanceAt(const Vec3f& x) const;
+    /// The active field's phi (negative inside) at an arbitrary point, last reconstruction.
+    float phiAt(const Vec3f& x) const;
 
 private:
     using Clock = std::chrono::steady_clock;
     void detect(std::span<const float> densities, Clock::time_point t0);
     void evaluateCorners();
+    void evaluateAnisotropicCorners();
+    void finishMesh();
+    void vertexFieldPass(bool weights, bool normals);
     void buildCells(SurfaceMethod method, std::vector<CellBlock>& blocks, bool forCount);
     uint64_t workspaceBytes() const;
 
     SurfaceSettings settings_;
-    std::span<const float> givenLambda_; // caller's lambda during reconstruct(..., lambda)
+    std::span<const float> givenLambda_;     // caller's lambda during reconstruct(..., lambda)
+    std::span<const Vec3f> givenVelocities_; // caller's velocities during reconstruct(..., velocities)
     NeighborGrid grid_;
     std::vector<Vec3f> xs_;           // sorted positions
     std::vector<float> rho_, lambda_; // sorted order
@@ -66,12 +81,20 @@ private:
     std::vector<CellBlock> blocks_, countBlocks_;
     BlockCornerField field_;
     SurfaceResult result_;
+    AnisotropicKernels kernels_;
+    std::vector<uint8_t> anisotropic_; // sorted order: surface particles get Yu & Turk kernels
+    MeshSmoother smoother_;
+    std::vector<float> vertexWeight_;
+    std::vector<std::pair<uint64_t, uint32_t>> vertexKeys_; // vertexFieldPass: (group, vertex), sorted
+    std::vector<uint32_t> groupStart_;
     // Per-thread scratch, owned here (not thread_local: TBB workers outlive the object and
     // LeakSanitizer reported the buffers they kept).
     SurfaceDetection_Marrone2010::Workspace detection_;
     struct CornerScratch {
         BlockParticles block;
         DistanceField_Solenthaler2007::Candidates candidates;
+        AnisotropicCandidates blockKernels, groupKernels;
+        std::vector<uint32_t> slab, row, group; // anisotropic: block kernels near a slab / row / group
     };
     tbb::enumerable_thread_specific<CornerScratch> cornerScratch_;
 };

@@ -31,6 +31,23 @@ SurfaceMethod parseSurfaceMethod(const std::string& name) {
                                 "', expected one of octree|uniform|narrow|sparse");
 }
 
+const char* surfaceFieldName(SurfaceField f) {
+    switch (f) {
+    case SurfaceField::Anisotropic:
+        return "anisotropic";
+    case SurfaceField::Distance:
+        return "distance";
+    }
+    return "?";
+}
+
+SurfaceField parseSurfaceField(const std::string& name) {
+    for (SurfaceField f : {SurfaceField::Anisotropic, SurfaceField::Distance})
+        if (name == surfaceFieldName(f))
+            return f;
+    throw std::invalid_argument("unknown surface field '" + name + "', expected one of anisotropic|distance");
+}
+
 float SurfaceSettings::effectiveLeafSize() const {
     // A slab of thickness 2r always holds a lattice corner when L*sqrt(3) <= 2r (docs/ALGORITHMS.md §5).
     return leafSize > 0.0f ? leafSize : 2.0f * particleRadius / std::sqrt(3.0f);
@@ -69,6 +86,20 @@ void SurfaceSettings::validate() const {
         bad("sEnlargementFactor", sEnlargementFactor, "(0, 1]");
     if (!std::isfinite(lambdaMin))
         bad("lambdaMin", lambdaMin, "finite");
+    if (!(anisotropyRadiusFactor >= 0.5f) || anisotropyRadiusFactor > 4.0f)
+        bad("anisotropyRadiusFactor", anisotropyRadiusFactor, "[0.5, 4]");
+    if (!(anisotropyKr >= 1.0f) || !std::isfinite(anisotropyKr))
+        bad("anisotropyKr", anisotropyKr, ">= 1");
+    if (!(anisotropyKn > 0.0f) || anisotropyKn > 1.0f)
+        bad("anisotropyKn", anisotropyKn, "(0, 1]");
+    if (anisotropyNeps < 0)
+        bad("anisotropyNeps", anisotropyNeps, ">= 0");
+    if (!(centreSmoothing >= 0.0f) || centreSmoothing > 1.0f)
+        bad("centreSmoothing", centreSmoothing, "[0, 1]");
+    if (!(isoLevel > 0.0f) || !std::isfinite(isoLevel))
+        bad("isoLevel", isoLevel, "> 0");
+    if (meshSmoothingIterations < 0 || meshSmoothingIterations > 100)
+        bad("meshSmoothingIterations", meshSmoothingIterations, "[0, 100]");
     if (!detectSurface && (method == SurfaceMethod::Octree || method == SurfaceMethod::Narrow))
         throw std::invalid_argument(std::string("surface method ") + surfaceMethodName(method) +
                                     " needs the surface-particle detection (detectSurface = false)");
@@ -86,6 +117,10 @@ SurfaceSettings surfaceSettingsFromParameters(const ParameterSet& params) {
     s.method = parseSurfaceMethod(params.choice("surfaceMethod"));
     if (params.values().count("surfaceSEnlargement"))
         s.sEnlargementFactor = params.getf("surfaceSEnlargement");
+    if (params.values().count("surfaceField"))
+        s.field = parseSurfaceField(params.choice("surfaceField"));
+    if (params.values().count("surfaceSmoothing"))
+        s.meshSmoothingIterations = int(std::lround(params.get("surfaceSmoothing")));
     return s;
 }
 

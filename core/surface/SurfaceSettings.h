@@ -22,6 +22,20 @@ const char* surfaceMethodName(SurfaceMethod m);
 /// Throws std::invalid_argument naming the accepted values.
 SurfaceMethod parseSurfaceMethod(const std::string& name);
 
+/// The scalar field evaluated at the chosen corners (docs/SURFACE.md).
+enum class SurfaceField : uint8_t {
+    /// Yu & Turk 2013 anisotropic kernels (smoothed centres, surface particles stretched along the
+    /// surface), then volume-preserving mesh smoothing and normals from the field's gradient: the
+    /// default, smooth and volume-true surface.
+    Anisotropic = 0,
+    /// The paper's field: Zhu & Bridson 2005 with Solenthaler 2007's radius correction, plain marching
+    /// cubes (Shao et al. 2016's tables and the baselines).
+    Distance = 1,
+};
+const char* surfaceFieldName(SurfaceField f);
+/// Throws std::invalid_argument naming the accepted values.
+SurfaceField parseSurfaceField(const std::string& name);
+
 struct SurfaceSettings {
     float particleRadius = 0.01f;    ///< r [m]; rest spacing 2r
     float restDensity = 1000.0f;     ///< rho0 [kg/m^3]; m = rho0 (2r)^3
@@ -37,6 +51,21 @@ struct SurfaceSettings {
     /// the cubes; docs/BENCHMARKS.md).
     float sEnlargementFactor = 0.75f;
     SurfaceMethod method = SurfaceMethod::Octree;
+    SurfaceField field = SurfaceField::Anisotropic;
+    // --- Anisotropic field (Yu & Turk 2013; used when field == Anisotropic) ---
+    float anisotropyRadiusFactor = 1.5f; ///< covariance / smoothing radius r_c in units of R
+    /// Largest / smallest kernel axis (Yu & Turk's k_r; they use 4). 2 here: one-particle sheets stay
+    /// about 2r thick (hole-free at the automatic L) and the jittered ball is rounder (SURFACE.md).
+    float anisotropyKr = 2.0f;
+    float anisotropyKn = 0.5f;    ///< kernel size of sparsely surrounded particles (k_n)
+    int anisotropyNeps = 25;      ///< fewer neighbours within r_c: isotropic k_n kernel (N_eps)
+    float centreSmoothing = 0.9f; ///< Laplacian smoothing of the kernel centres (lambda)
+    /// Surface at f = isoLevel (f ~ 1 inside the fluid): 0.35 puts the jittered pool's and ball's
+    /// surfaces where their volume is the particles' (SURFACE.md).
+    float isoLevel = 0.35f;
+    /// Weighted Laplacian smoothing steps of the mesh (Loeschner et al. 2023), then the volume is
+    /// restored; 0 = none. Anisotropic field only.
+    int meshSmoothingIterations = 20;
     bool computeMesh = true; ///< false: detection (+ octree) only
     /// false: skip the surface-particle detection. Only the uniform and sparse baselines can run
     /// without it (they do not use surface particles); lambda and surfaceFlag are then empty.
@@ -55,7 +84,8 @@ struct SurfaceSettings {
 };
 
 /// Reads particleRadius, restDensity, lambdaMin, leafSize, kernelRadiusFactor, tLow, tHigh,
-/// surfaceMethod (and surfaceSEnlargement when present) from the shared parameter table.
+/// surfaceMethod (and surfaceSEnlargement, surfaceField, surfaceSmoothing when present) from the shared
+/// parameter table.
 SurfaceSettings surfaceSettingsFromParameters(const ParameterSet& params);
 
 /// Same numeric values as octo::NodeClass in sim/FrameSnapshot.h (a static_cast converts).
@@ -85,8 +115,11 @@ struct SurfaceStats {
     uint64_t blocks = 0; ///< 8^3-cell blocks holding corners
     uint64_t vertices = 0, triangles = 0;
     float leafSize = 0.0f;
+    uint64_t anisotropicParticles = 0; ///< particles given Yu & Turk kernels (anisotropic field)
     double tDetectMs = 0, tOctreeMs = 0, tDistanceMs = 0, tMcMs = 0, tTotalMs = 0;
-    uint64_t peakBytes = 0; ///< bytes held by the workspace (container capacities) at the end of the frame
+    double tAnisotropyMs = 0; ///< kernels (part of tDistanceMs)
+    double tSmoothMs = 0;     ///< mesh smoothing, normals and velocities (part of tMcMs)
+    uint64_t peakBytes = 0;   ///< bytes held by the workspace (container capacities) at the end of the frame
 };
 
 struct SurfaceResult {
@@ -94,6 +127,9 @@ struct SurfaceResult {
     std::vector<uint8_t> surfaceFlag; ///< 1 = surface particle, caller's order
     std::vector<OctreeLeaf> leaves;   ///< octree leaves with class (octree method, storeLeaves)
     TriangleMesh mesh;                ///< welded, indexed, outward-oriented
+    /// Per mesh vertex: the particles' velocity interpolated at the vertex (kernel-weighted mean of
+    /// the particles within R), when the caller passed velocities; empty otherwise.
+    std::vector<Vec3f> vertexVelocities;
     SurfaceStats stats;
 };
 

@@ -206,21 +206,25 @@ private slots:
             pts = damBreakFrame(8000, kD0, uint32_t(seed));
             break;
         }
-        for (int m = 0; m < 4; ++m) {
-            SurfaceReconstructor rec;
-            SurfaceSettings s;
-            s.particleRadius = kR;
-            s.method = SurfaceMethod(m);
-            s.storeLeaves = false;
-            rec.reconstruct(pts, {}, s);
-            const auto& mesh = rec.result().mesh;
-            const auto topo = test::checkTopology(mesh);
-            QVERIFY2(
-                topo.closedManifold && !topo.duplicateVertices && topo.finite,
-                qPrintable(QString("%1: %2").arg(surfaceMethodName(s.method)).arg(describe(topo, mesh))));
-            for (float l : rec.result().lambda)
-                QVERIFY(std::isfinite(l));
-        }
+        for (SurfaceField f : {SurfaceField::Distance, SurfaceField::Anisotropic})
+            for (int m = 0; m < 4; ++m) {
+                SurfaceReconstructor rec;
+                SurfaceSettings s;
+                s.particleRadius = kR;
+                s.method = SurfaceMethod(m);
+                s.field = f;
+                s.storeLeaves = false;
+                rec.reconstruct(pts, {}, s);
+                const auto& mesh = rec.result().mesh;
+                const auto topo = test::checkTopology(mesh);
+                QVERIFY2(topo.closedManifold && !topo.duplicateVertices && topo.finite,
+                         qPrintable(QString("%1 %2: %3")
+                                        .arg(surfaceMethodName(s.method))
+                                        .arg(surfaceFieldName(f))
+                                        .arg(describe(topo, mesh))));
+                for (float l : rec.result().lambda)
+                    QVERIFY(std::isfinite(l));
+            }
     }
 
     void zeroAtLatticeCorners() {
@@ -233,6 +237,7 @@ private slots:
         s.particleRadius = r;
         s.leafSize = r;
         s.storeLeaves = false;
+        s.field = SurfaceField::Distance; // phi = |x - x_j| - r is the distance field's
         for (int m = 0; m < 4; ++m) {
             s.method = SurfaceMethod(m);
             SurfaceReconstructor rec;

@@ -1,0 +1,332 @@
+#include "surface/AnisotropicField_YuTurk2013.h"
+
+#include <Eigen/Eigenvalues>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <numbers>
+
+namespace octo {
+
+namespace {
+constexpr float kSigma = float(315.0 / (64.0 * std::numbers::pi)); // P(q) = (1 - q^2)^3 on the unit ball
+
+// Eight float lanes (GCC/Clang vector extension), as in DistanceField_Solenthaler2007.cpp.
+using F8 = float __attribute__((vector_size(32)));
+using I8 = int32_t __attribute__((vector_size(32)));
+using F4 = float __attribute__((vector_size(16)));
+static_assert(AnisotropicCandidates::kLanes == 8);
+
+inline void load8(F8& v, const float* p) {
+    std::memcpy(&v, p, sizeof v);
+}
+inline float total(const F8& v) {
+    const F4 h = __builtin_shufflevector(v, v, 0, 1, 2, 3) + __builtin_shufflevector(v, v, 4, 5, 6, 7);
+    const F4 q = h + __builtin_shufflevector(h, h, 2, 3, 0, 1);
+    return q[0] + q[1];
+}
+
+[[gnu::always_inline]] inline float fieldSum(const AnisotropicCandidates& c, size_t m, float ox, float oy,
+                                             float oz) {
+    const F8 zero = {}, one = zero + 1.0f;
+    F8 acc = zero;
+    for (size_t j = 0; j < m; j += 8) {
+        F8 dx, dy, dz, a, b, cc, d, e, f, w;
+        load8(dx, c.x.data() + j);
+        load8(dy, c.y.data() + j);
+        load8(dz, c.z.data() + j);
+        load8(a, c.g00.data() + j);
+        load8(b, c.g01.data() + j);
+        load8(cc, c.g02.data() + j);
+        load8(d, c.g11.data() + j);
+        load8(e, c.g12.data() + j);
+        load8(f, c.g22.data() + j);
+        load8(w, c.amp.data() + j);
+        dx = ox - dx; // x - xbar_j
+        dy = oy - dy;
+        dz = oz - dz;
+        const F8 u0 = a * dx + b * dy + cc * dz;
+        const F8 u1 = b * dx + d * dy + e * dz;
+        const F8 u2 = cc * dx + e * dy + f * dz;
+        F8 q = one - (u0 * u0 + u1 * u1 + u2 * u2);
+        q = (F8)((I8)q & (q > zero)); // max(q, 0)
+        acc += w * (q * q * q);
+    }
+    return total(acc);
+}
+
+// sum of w (1 - |u|^2)^2 G u over the candidates, u = G (x - xbar); grad f = -6 times it.
+[[gnu::always_inline]] inline void gradientSum(const AnisotropicCandidates& c, size_t m, float ox, float oy,
+                                               float oz, float r2, float* out) {
+    const F8 zero = {}, one = zero + 1.0f;
+    F8 ax = zero, ay = zero, az = zero, near = zero;
+    for (size_t j = 0; j < m; j += 8) {
+        F8 dx, dy, dz, a, b, cc, d, e, f, w;
+        load8(dx, c.x.data() + j);
+        load8(dy, c.y.data() + j);
+        load8(dz, c.z.data() + j);
+        load8(a, c.g00.data() + j);
+        load8(b, c.g01.data() + j);
+        load8(cc, c.g02.data() + j);
+        load8(d, c.g11.data() + j);
+        load8(e, c.g12.data() + j);
+        load8(f, c.g22.data() + j);
+        load8(w, c.amp.data() + j);
+        dx = ox - dx;
+        dy = oy - dy;
+        dz = oz - dz;
+        const F8 u0 = a * dx + b * dy + cc * dz;
+        const F8 u1 = b * dx + d * dy + e * dz;
+        const F8 u2 = cc * dx + e * dy + f * dz;
+        F8 q = one - (u0 * u0 + u1 * u1 + u2 * u2);
+        q = (F8)((I8)q & (q > zero));
+        const F8 s = w * q * q;
+        near += (F8)((I8)one & ((dx * dx + dy * dy + dz * dz < r2) & (w > zero))); // padding has w = 0
+        ax += s * (a * u0 + b * u1 + cc * u2);
+        ay += s * (b * u0 + d * u1 + e * u2);
+        az += s * (cc * u0 + e * u1 + f * u2);
+    }
+    out[0] = total(ax);
+    out[1] = total(ay);
+    out[2] = total(az);
+    out[3] = total(near);
+}
+
+void gradientSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float oy, float oz, float r2,
+                         float* out) {
+    gradientSum(c, m, ox, oy, oz, r2, out);
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] void gradientSumAvx2(const AnisotropicCandidates& c, size_t m, float ox, float oy,
+                                             float oz, float r2, float* out) {
+    gradientSum(c, m, ox, oy, oz, r2, out);
+}
+#endif
+
+float fieldSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float oy, float oz) {
+    return fieldSum(c, m, ox, oy, oz);
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] float fieldSumAvx2(const AnisotropicCandidates& c, size_t m, float ox, float oy,
+                                           float oz) {
+    return fieldSum(c, m, ox, oy, oz);
+}
+const bool kHasAvx2 = __builtin_cpu_supports("avx2");
+#endif
+} // namespace
+
+float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset) {
+    if (c.count == 0)
+        return 0.0f;
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return fieldSumAvx2(c, c.padded(), offset.x(), offset.y(), offset.z());
+#endif
+    return fieldSumBaseline(c, c.padded(), offset.x(), offset.y(), offset.z());
+}
+
+Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offset, float radius, int* near) {
+    float g[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (c.count > 0) {
+#if defined(__x86_64__) || defined(__i386__)
+        if (kHasAvx2)
+            gradientSumAvx2(c, c.padded(), offset.x(), offset.y(), offset.z(), radius * radius, g);
+        else
+#endif
+            gradientSumBaseline(c, c.padded(), offset.x(), offset.y(), offset.z(), radius * radius, g);
+    }
+    if (near)
+        *near = int(g[3] + 0.5f);
+    return Vec3f(-6.0f * g[0], -6.0f * g[1], -6.0f * g[2]);
+}
+
+void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f> xs,
+                                 std::span<const uint8_t> anisotropic, std::span<const uint8_t> surface,
+                                 const AnisotropySettings& s) {
+    s_ = s;
+    const size_t n = xs.size();
+    xs_ = xs;
+    // Slots: the anisotropic particles in sorted order (all when anisotropic is empty).
+    slot.resize(n);
+    int32_t m = 0;
+    for (size_t k = 0; k < n; ++k)
+        slot[k] = (anisotropic.empty() || anisotropic[k]) ? m++ : -1;
+    for (auto* v : {&cx, &cy, &cz, &g00, &g01, &g02, &g11, &g12, &g22, &amp})
+        v->resize(size_t(m));
+    const float R = s.kernelRadius, rc = s.covarianceRadius, V = s.particleVolume;
+    isoG = 1.0f / R;
+    isoAmp = V * kSigma * isoG * isoG * isoG;
+    const float knG = 1.0f / (R * s.kn), knAmp = V * kSigma * knG * knG * knG;
+    const float invRc = 1.0f / rc;
+    const bool surfaceOnly = !surface.empty() && s.smoothSurfaceOnly;
+    std::atomic<uint64_t> count{0};
+    std::atomic<float> maxShift{0.0f};
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1024), [&](const tbb::blocked_range<size_t>& range) {
+        uint64_t mine = 0;
+        float shiftMax = 0.0f;
+        for (size_t k = range.begin(); k < range.end(); ++k) {
+            if (slot[k] < 0)
+                continue; // the isotropic kernel at x_k
+            const Vec3f x = xs[k];
+            const auto o = size_t(slot[k]);
+            auto isotropic = [&](float g, float a) {
+                g00[o] = g11[o] = g22[o] = g;
+                g01[o] = g02[o] = g12[o] = 0.0f;
+                amp[o] = a;
+            };
+            ++mine;
+            // Eq. 4-6 relative to x_k (float precision): sums of w, w d, w d d^T.
+            float sw = 0.0f, swSurface = 0.0f;
+            Vec3f sd = Vec3f::Zero(), sdSurface = Vec3f::Zero();
+            float sxx = 0, sxy = 0, sxz = 0, syy = 0, syz = 0, szz = 0;
+            int neighbours = 0;
+            grid.forEachNeighbor(x, rc, xs, [&](uint32_t j, const Vec3f& xj, float r2) {
+                const float q = std::sqrt(r2) * invRc;
+                const float w = 1.0f - q * q * q;
+                const Vec3f d = xj - x;
+                sw += w;
+                sd += w * d;
+                if (surfaceOnly && surface[j]) {
+                    swSurface += w;
+                    sdSurface += w * d;
+                }
+                sxx += w * d.x() * d.x();
+                sxy += w * d.x() * d.y();
+                sxz += w * d.x() * d.z();
+                syy += w * d.y() * d.y();
+                syz += w * d.y() * d.z();
+                szz += w * d.z() * d.z();
+                ++neighbours;
+            });
+            const float inv = sw > 0.0f ? 1.0f / sw : 0.0f;
+            const Vec3f mu = inv * sd; // xw_k - x_k
+            // Eq. 6 over the surface particles only: the mean of all neighbours of a surface
+            // particle lies inside the fluid (half its neighbourhood is missing), which pulled the
+            // whole surface in by ~0.9 r; the surface neighbours' mean lies in the surface layer.
+            const bool onSurface = surfaceOnly && surface[k];
+            Vec3f shift = s.smoothing * (onSurface && swSurface > 0.0f ? Vec3f(sdSurface / swSurface) : mu);
+            // At most shiftLimit (r): noise across the surface is a fraction of r, while a sparse
+            // particle's mean can lie far away; the kernels stay near their particles, so a search
+            // by particle position needs only R + r.
+            const float shiftLength = shift.norm();
+            if (shiftLength > s.shiftLimit)
+                shift *= s.shiftLimit / shiftLength;
+            cx[o] = x.x() + shift.x();
+            cy[o] = x.y() + shift.y();
+            cz[o] = x.z() + shift.z();
+            shiftMax = std::max(shiftMax, shift.norm());
+            if (neighbours - 1 < s.nEps) { // the particle itself is not a neighbour
+                isotropic(knG, knAmp);
+                continue;
+            }
+            Mat3f C;
+            C(0, 0) = inv * sxx - mu.x() * mu.x();
+            C(0, 1) = C(1, 0) = inv * sxy - mu.x() * mu.y();
+            C(0, 2) = C(2, 0) = inv * sxz - mu.x() * mu.z();
+            C(1, 1) = inv * syy - mu.y() * mu.y();
+            C(1, 2) = C(2, 1) = inv * syz - mu.y() * mu.z();
+            C(2, 2) = inv * szz - mu.z() * mu.z();
+            Eigen::SelfAdjointEigenSolver<Mat3f> es;
+            es.computeDirect(C);
+            const Vec3f ev = es.eigenvalues(); // ascending
+            const float s1 = ev[2];
+            if (!(s1 > 0.0f) || !std::isfinite(s1)) {
+                isotropic(isoG, isoAmp);
+                continue;
+            }
+            // Eq. 10: clamp the small axes to s1 / k_r; scaled so that the longest axis is R.
+            Vec3f inverseAxis;
+            for (int a = 0; a < 3; ++a)
+                inverseAxis[a] = 1.0f / (R * std::max(ev[a], s1 / s.kr) / s1);
+            const Mat3f& Q = es.eigenvectors();
+            const Mat3f G = Q * inverseAxis.asDiagonal() * Q.transpose();
+            g00[o] = G(0, 0);
+            g01[o] = G(0, 1);
+            g02[o] = G(0, 2);
+            g11[o] = G(1, 1);
+            g12[o] = G(1, 2);
+            g22[o] = G(2, 2);
+            amp[o] = V * kSigma * inverseAxis.prod();
+        }
+        count += mine;
+        float cur = maxShift.load();
+        while (shiftMax > cur && !maxShift.compare_exchange_weak(cur, shiftMax)) {
+        }
+    });
+    anisotropicCount = count.load();
+    maxShift_ = maxShift.load();
+}
+
+namespace {
+struct Kernel {
+    Vec3f c;
+    float g00, g01, g02, g11, g12, g22, amp;
+};
+Kernel kernelOf(const AnisotropicKernels& k, size_t j) {
+    const int32_t s = k.slot[j];
+    if (s < 0)
+        return {k.centre(j), k.isoG, 0.0f, 0.0f, k.isoG, 0.0f, k.isoG, k.isoAmp};
+    const auto o = size_t(s);
+    return {k.centre(j), k.g00[o], k.g01[o], k.g02[o], k.g11[o], k.g12[o], k.g22[o], k.amp[o]};
+}
+} // namespace
+
+float AnisotropicKernels::contribution(size_t j, const Vec3f& x) const {
+    const Kernel k = kernelOf(*this, j);
+    const Vec3f d = x - k.c;
+    const Vec3f u(k.g00 * d.x() + k.g01 * d.y() + k.g02 * d.z(),
+                  k.g01 * d.x() + k.g11 * d.y() + k.g12 * d.z(),
+                  k.g02 * d.x() + k.g12 * d.y() + k.g22 * d.z());
+    const float q = 1.0f - u.squaredNorm();
+    return q > 0.0f ? k.amp * q * q * q : 0.0f;
+}
+
+void AnisotropicKernels::addWithGradient(size_t j, const Vec3f& x, float& f, Vec3f& grad) const {
+    const Kernel k = kernelOf(*this, j);
+    const Vec3f d = x - k.c;
+    const Vec3f u(k.g00 * d.x() + k.g01 * d.y() + k.g02 * d.z(),
+                  k.g01 * d.x() + k.g11 * d.y() + k.g12 * d.z(),
+                  k.g02 * d.x() + k.g12 * d.y() + k.g22 * d.z());
+    const float q = 1.0f - u.squaredNorm();
+    if (q <= 0.0f)
+        return;
+    f += k.amp * q * q * q;
+    // d/dx (1 - |G d|^2)^3 = -6 (1 - |G d|^2)^2 G^T G d, G symmetric.
+    const Vec3f Gu(k.g00 * u.x() + k.g01 * u.y() + k.g02 * u.z(),
+                   k.g01 * u.x() + k.g11 * u.y() + k.g12 * u.z(),
+                   k.g02 * u.x() + k.g12 * u.y() + k.g22 * u.z());
+    grad -= (6.0f * k.amp * q * q) * Gu;
+}
+
+size_t AnisotropicKernels::bytes() const {
+    return (cx.capacity() + cy.capacity() + cz.capacity() + g00.capacity() + g01.capacity() + g02.capacity() +
+            g11.capacity() + g12.capacity() + g22.capacity() + amp.capacity()) *
+               sizeof(float) +
+           slot.capacity() * sizeof(int32_t);
+}
+
+void AnisotropicCandidates::grow(size_t need) {
+    if (x.size() >= need)
+        return;
+    const size_t cap = std::max(need, 2 * x.size());
+    for (auto* v : {&x, &y, &z, &g00, &g01, &g02, &g11, &g12, &g22, &amp})
+        v->resize(cap);
+}
+
+void AnisotropicCandidates::seal() {
+    grow(padded() + kLanes);
+    for (size_t k = count; k < padded(); ++k) {
+        x[k] = y[k] = z[k] = 0.0f;
+        g00[k] = g01[k] = g02[k] = g11[k] = g12[k] = g22[k] = 0.0f;
+        amp[k] = 0.0f; // q = 1, weight 0
+    }
+}
+
+size_t AnisotropicCandidates::bytes() const {
+    return 10 * x.capacity() * sizeof(float);
+}
+
+} // namespace octo

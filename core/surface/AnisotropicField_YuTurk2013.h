@@ -1,0 +1,169 @@
+#pragma once
+// Anisotropic-kernel scalar field of Yu & Turk, "Reconstructing surfaces of particle-based fluids
+// using anisotropic kernels", ACM TOG 32(1), 2013 (docs/SURFACE.md):
+//   f(x) = sum_j V sigma det(G_j) P(|G_j (x - xbar_j)|),  phi(x) = iso - f(x)  (phi < 0 inside),
+// with
+//  - xbar_j = (1 - lambda) x_j + lambda sum_k w_jk x_k / sum_k w_jk (their Eq. 6, Laplacian smoothing
+//    of the kernel centres), w_jk = 1 - (|x_j - x_k| / r_c)^3 for |x_j - x_k| < r_c (Eq. 5);
+//  - C_j = sum w_jk (x_k - xw_j)(x_k - xw_j)^T / sum w_jk (Eq. 4), C_j = Q diag(s1 >= s2 >= s3) Q^T
+//    (Eigen's SelfAdjointEigenSolver::computeDirect), clamped as in their Eq. 10:
+//    s_k <- max(s_k, s1 / k_r) when the particle has more than N_eps neighbours, else k_n I;
+//  - G_j = Q diag(1 / (R s~_k)) Q^T (Eq. 8/9). Yu & Turk scale s by a constant k_s; we scale by
+//    1 / s1 instead (s~_1 = 1), so the longest axis of every kernel is the isotropic support R and the
+//    corner evaluation's candidate search stays the distance field's (a documented deviation).
+// P(q) = (1 - q^2)^3 on q < 1 (no square root in the hot loop), sigma = 315 / (64 pi) its unit-ball
+// normalisation, V = (2r)^3 the rest volume of a particle. Only surface particles (Marrone 2010 flag)
+// are made anisotropic: the kernels of the others are the isotropic ones of support R, which is the
+// same as k_n = 1 for an interior neighbourhood, and they contribute only deep inside the fluid.
+#include "common/Types.h"
+#include "sph/NeighborGrid.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace octo {
+
+struct AnisotropySettings {
+    float kernelRadius = 0.04f;     ///< R: support of an isotropic kernel, longest axis of the others
+    float covarianceRadius = 0.06f; ///< r_c of Eq. 4-6
+    float particleVolume = 8e-6f;   ///< V = (2r)^3
+    float kr = 4.0f;                ///< largest / smallest axis ratio (Yu & Turk: 4)
+    float kn = 0.5f;                ///< isotropic size of a sparsely surrounded particle (Yu & Turk: 0.5)
+    int nEps = 25;                  ///< fewer neighbours: isotropic k_n kernel (Yu & Turk: 25)
+    float smoothing = 0.9f;         ///< lambda of Eq. 6 (Yu & Turk: 0.9)
+    float iso = 0.5f;               ///< level f = iso
+    bool smoothSurfaceOnly = true;  ///< Eq. 6's mean over the anisotropic (surface) particles only
+    float shiftLimit = 0.01f;       ///< |xbar_j - x_j| at most this (the particle radius r)
+};
+
+/// The kernels of all particles, in the neighbour grid's sorted order (structure of arrays).
+class AnisotropicKernels {
+public:
+    /// xs: sorted positions of grid; anisotropic[k] != 0 selects the particles that get Eq. 4-10
+    /// (empty: all). surface[k] != 0 marks the surface particles (empty: none), whose smoothed
+    /// centre is the mean of their surface neighbours only (smoothSurfaceOnly). Parallel (TBB);
+    /// capacities are kept between calls.
+    void compute(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const uint8_t> anisotropic,
+                 std::span<const uint8_t> surface, const AnisotropySettings& s);
+    size_t size() const { return slot.size(); }
+    /// Kernel j's centre (sorted particle index j).
+    Vec3f centre(size_t j) const {
+        const int32_t k = slot[j];
+        return k < 0 ? xs_[j] : Vec3f(cx[size_t(k)], cy[size_t(k)], cz[size_t(k)]);
+    }
+    /// Largest |xbar_j - x_j|: a query for particles within R of a point must reach R + maxShift.
+    float maxShift() const { return maxShift_; }
+    const AnisotropySettings& settings() const { return s_; }
+    /// Kernel j's contribution at x (plain; for tests, vertices and single points).
+    float contribution(size_t j, const Vec3f& x) const;
+    /// Adds kernel j's contribution to f and its gradient.
+    void addWithGradient(size_t j, const Vec3f& x, float& f, Vec3f& grad) const;
+    size_t bytes()
+        const; // Per particle (sorted order): its slot in the arrays below, or -1 for the isotropic kernel of
+    // support R at the particle itself (isoG, isoAmp): only the anisotropic particles are stored.
+    std::vector<int32_t> slot;
+    // Per slot: smoothed centre, symmetric G (support |G d| < 1), amplitude.
+    std::vector<float> cx, cy, cz;
+    std::vector<float> g00, g01, g02, g11, g12, g22;
+    std::vector<float> amp;
+    float isoG = 0.0f, isoAmp = 0.0f;
+    uint64_t anisotropicCount = 0; ///< particles that got Eq. 4-10 (for stats)
+
+private:
+    friend struct AnisotropicCandidates;
+    AnisotropySettings s_;
+    float maxShift_ = 0.0f;
+    std::span<const Vec3f> xs_; // the particles of the last compute
+};
+
+/// The kernels near one block of corners, relative to a centre, padded to whole SIMD batches with
+/// far kernels (weight 0). Reused between calls.
+struct AnisotropicCandidates {
+    static constexpr size_t kLanes = 8;
+    std::vector<float> x, y, z, g00, g01, g02, g11, g12, g22, amp;
+    size_t count = 0;
+    void clear() { count = 0; }
+    void push(const AnisotropicKernels& k, size_t j, const Vec3f& centre) {
+        if (count + 1 + kLanes > x.size())
+            grow(count + 1 + kLanes);
+        write(k, j, centre);
+        ++count;
+    } /// Room for n more candidates (and the padding): the *Unchecked appends may follow.
+    void reserveMore(size_t n) {
+        if (count + n + kLanes > x.size())
+            grow(count + n + kLanes);
+    }
+    /// Writes candidate o[i] at the end and keeps it when keep (branch-free filtering).
+    void pushFromUnchecked(const AnisotropicCandidates& o, size_t i, const Vec3f& shift, bool keep) {
+        x[count] = o.x[i] - shift.x();
+        y[count] = o.y[i] - shift.y();
+        z[count] = o.z[i] - shift.z();
+        g00[count] = o.g00[i];
+        g01[count] = o.g01[i];
+        g02[count] = o.g02[i];
+        g11[count] = o.g11[i];
+        g12[count] = o.g12[i];
+        g22[count] = o.g22[i];
+        amp[count] = o.amp[i];
+        count += keep ? 1 : 0;
+    }
+    void pushUnchecked(const AnisotropicKernels& k, size_t j, const Vec3f& centre, bool keep) {
+        write(k, j, centre);
+        count += keep ? 1 : 0;
+    }
+    void write(const AnisotropicKernels& k, size_t j, const Vec3f& centre) {
+        const int32_t sk = k.slot[j];
+        if (sk < 0) {
+            const Vec3f& p = k.xs_[j];
+            x[count] = p.x() - centre.x();
+            y[count] = p.y() - centre.y();
+            z[count] = p.z() - centre.z();
+            g00[count] = g11[count] = g22[count] = k.isoG;
+            g01[count] = g02[count] = g12[count] = 0.0f;
+            amp[count] = k.isoAmp;
+            return;
+        }
+        const auto s = size_t(sk);
+        x[count] = k.cx[s] - centre.x();
+        y[count] = k.cy[s] - centre.y();
+        z[count] = k.cz[s] - centre.z();
+        g00[count] = k.g00[s];
+        g01[count] = k.g01[s];
+        g02[count] = k.g02[s];
+        g11[count] = k.g11[s];
+        g12[count] = k.g12[s];
+        g22[count] = k.g22[s];
+        amp[count] = k.amp[s];
+    }
+    void pushFrom(const AnisotropicCandidates& o, size_t i, const Vec3f& shift) {
+        if (count + 1 + kLanes > x.size())
+            grow(count + 1 + kLanes);
+        x[count] = o.x[i] - shift.x();
+        y[count] = o.y[i] - shift.y();
+        z[count] = o.z[i] - shift.z();
+        g00[count] = o.g00[i];
+        g01[count] = o.g01[i];
+        g02[count] = o.g02[i];
+        g11[count] = o.g11[i];
+        g12[count] = o.g12[i];
+        g22[count] = o.g22[i];
+        amp[count] = o.amp[i];
+        ++count;
+    }
+    void seal();
+    size_t padded() const { return (count + kLanes - 1) / kLanes * kLanes; }
+    size_t bytes() const;
+
+private:
+    void grow(size_t need);
+};
+
+/// f at centre + offset from sealed candidates (SIMD; AVX2 when the CPU has it).
+float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset);
+/// grad f at centre + offset from sealed candidates (SIMD); near (when given) gets the number of
+/// kernels centred within radius of the point.
+Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offset, float radius = 0.0f,
+                               int* near = nullptr);
+
+} // namespace octo
