@@ -72,7 +72,6 @@ std::vector<std::pair<QString, bool render::RenderSettings::*>> overlayFields() 
             {"bodyLabels", &R::showBodyLabels}};
 }
 
-
 const char* presetLabels[] = {"Interactive (\u2264 9 k particles)", "Paper (scene file's r)",
                               "High (2\u00D7 paper)", "Custom r"};
 
