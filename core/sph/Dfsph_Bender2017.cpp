@@ -18,8 +18,8 @@
 // dv_i = -dt (sum_j m (dp_i + dp_j) grad W_ij + sum_k Psi_k dp_i grad W_ik). Accumulating p
 // (clamped at 0: no tension at the free surface) lets a later sweep undo an over-correction. Both
 // solves start from (half) the previous step's pressures (the paper's warm start, section 4.3).
-// The walls push with p_i, bodies with the mirrored pressure (see kBoundaryMirror); a tracked body
-// receives the opposite of that push.
+// Walls and bodies push with the particle's own pressure, Akinci et al. 2012 eq. 10, as alpha
+// assumes (measured against the mirrored forms: see below); a tracked body receives the opposite.
 #include "sph/ParallelUtil.h"
 #include "sph/PcisphSolver.h"
 
@@ -42,24 +42,20 @@ constexpr uint32_t kDivergenceMinNeighbours = 20;
 // unrelaxed sweep over-corrects; measured here it oscillated with growing amplitude in the
 // divergence solve of the dam break's second step (mean |D rho/Dt| 1.0 -> 313 rho0/s in 50 sweeps).
 constexpr float kRelaxation = 0.5f;
-// Container walls push with the particle's own pressure, Akinci et al. 2012 eq. 10 (measured on a
-// resting 0.24 m tank at r = 10 mm: the quietest of the three forms tried, 0.0011 J after 2 s; the
-// mirrored 2 p_i and the hydrostatic form below kept it moving at 0.1-0.16 m/s). Bodies push with
-// the pressure mirrored into them (kBoundaryMirror; in the density solve continued hydrostatically,
-// boundaryPressure): with p_i alone a submerged fixed box felt 81 % of its buoyancy
-// (test_buoyancy). alpha accounts for the factor each boundary pushes with.
-constexpr float kBoundaryMirror = 2.0f;
+// The boundary's term is Psi_k p_i / rho_i^2 grad W_ik, the particle's own pressure
+// (Akinci et al. 2012 eq. 10), on walls and bodies alike. Measured against two mirrored forms
+// (2 p_i, and p_i continued hydrostatically as PCISPH's bodies use, Adami 2012): on the resting
+// 0.24 m tank (r = 10 mm) the mirrored forms kept the water moving at 0.16 and 0.11 m/s mean, Akinci's
+// settles to 0.0066 m/s; with the mirror on bodies the sweeps diverged where a sinking box squeezed
+// a particle against the floor (its boundary gradients cancel; test_buoyancy's scene non-finite at
+// 0.31 s). The cost: a held, submerged box feels 87 % of Archimedes' force (PCISPH's mirror: 103 %),
+// while a floating 0.5 rho0 box sits at 46.9 % submerged (PCISPH: 42.5 %); docs/SCENES.md.
+//
 // The previous step's pressures scaled by this as the warm start: the whole previous field fed a
 // pressure mode that the sweeps, stopped at eta, do not damp (the resting tank's kinetic energy
 // grew 0.26 -> 0.37 J over 2 s); with half of it the tank settles like a cold start (0.0011 J) at
 // 7.0 sweeps per step instead of 12.3.
 constexpr float kWarmStart = 0.5f;
-// The density solve's boundary term for a body sample: p_k the particle's pressure continued
-// hydrostatically to the sample, p_k = p_i + rho_i g . (x_k - x_i) >= 0 (Adami et al. 2012, eq. 27
-// for one fluid neighbour), as PCISPH's bodies use; a particle without pressure is not pushed.
-inline float boundaryPressure(float pOverRho2, float rho, const Vec3f& gravity, const Vec3f& xik) {
-    return pOverRho2 > 0.0f ? pOverRho2 + std::max(0.0f, pOverRho2 - gravity.dot(xik) / rho) : 0.0f;
-}
 } // namespace
 
 void PcisphSolver::computeDensityAndFactor() {
@@ -67,7 +63,6 @@ void PcisphSolver::computeDensityAndFactor() {
     const float m = mass_;
     const auto xb = boundary_.sortedPositions();
     const auto psi = boundary_.sortedPsi();
-    const auto wall = boundary_.sortedWall();
     const Vec3f* X = state_.positions.data();
     // A particle with (almost) no neighbours gets alpha = 0: no pressure can compress it.
     const float tiny = 1e-6f * protoDenominator_;
@@ -94,7 +89,6 @@ void PcisphSolver::computeDensityAndFactor() {
                 gradSq += g.squaredNorm();
             }
             float rho = m * sumW;
-            Vec3f gradB = Vec3f::Zero(), gradBody = Vec3f::Zero();
             const uint32_t* bnb = bn + boundaryBegin_[i];
             Vec3f* gb = blk.gradBoundary.data() + boundaryBegin_[i];
             for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
@@ -104,18 +98,11 @@ void PcisphSolver::computeDensityAndFactor() {
                 rho += psi[k] * K.W(r2);
                 const Vec3f gk = (psi[k] * K.gradFactor(r2)) * xik;
                 gb[q] = gk;
-                gradB += gk;
-                gradBody += wall[k] ? Vec3f::Zero() : gk;
+                grad += gk;
             }
             state_.densities[i] = rho;
-            // A pressure increment dp_i changes v_i by -dt dp_i (G_f + G_wall + c G_body) (bodies
-            // push with the mirrored pressure, c = kBoundaryMirror) and D rho_i / Dt by that
-            // change along G_f + G_b, less its neighbours' reaction sum |m grad W_ij|^2.
-            const float denominator =
-                (grad + gradB + (kBoundaryMirror - 1.0f) * gradBody).dot(grad + gradB) + gradSq;
-            dfsphFactor_[i] = denominator > std::max(tiny, 0.5f * gradSq) ? 1.0f / denominator
-                              : gradSq > tiny                             ? 2.0f / gradSq
-                                                                          : 0.0f;
+            const float denominator = grad.squaredNorm() + gradSq;
+            dfsphFactor_[i] = denominator > tiny ? 1.0f / denominator : 0.0f;
         }
     });
 }
@@ -174,24 +161,17 @@ std::pair<float, float> PcisphSolver::dfsphSweep(float dt, bool divergence) {
             a.max = std::max(a.max, b.max);
             return a;
         });
-    applyPressureIncrement(dt, divergence);
+    applyPressureIncrement(dt);
     const float n = float(std::max<size_t>(1, state_.size()));
     return {float(total.source) / n / rho0, total.max / rho0};
 }
 
-void PcisphSolver::applyPressureIncrement(float dt, bool divergence) {
-    const auto xb = boundary_.sortedPositions();
-    const Vec3f* X = state_.positions.data();
+void PcisphSolver::applyPressureIncrement(float dt) {
     const float* dp = stiffnessIncrement_.data();
-    const float* pNew = (divergence ? divergenceStiffness_ : densityStiffness_).data();
-    const float* rho = state_.densities.data();
-    const auto wall = boundary_.sortedWall();
-    const Vec3f g = config_.gravity;
     Vec3f* V = predictedVelocity_.data();
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         const NeighborBlock& blk = blocks_[b];
         const uint32_t* fn = blk.fluid.data();
-        const uint32_t* bn = blk.boundary.data();
         for (uint32_t i = begin; i < end; ++i) {
             const float dpi = dp[i];
             Vec3f a = Vec3f::Zero();
@@ -200,21 +180,9 @@ void PcisphSolver::applyPressureIncrement(float dt, bool divergence) {
             for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q)
                 a -= (dpi + dp[nb[q]]) * gf[q];
             if (dpi != 0.0f) {
-                const float pi = pNew[i], pOld = pi - dpi;
-                const uint32_t* bnb = bn + boundaryBegin_[i];
                 const Vec3f* gb = blk.gradBoundary.data() + boundaryBegin_[i];
-                for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
-                    const uint32_t k = bnb[q];
-                    // The boundary term's change, p_i + p_k before and after the increment.
-                    float dpb = dpi;
-                    if (!wall[k]) {
-                        const Vec3f xik = X[i] - xb[k];
-                        dpb = divergence ? kBoundaryMirror * dpi
-                                         : boundaryPressure(pi, rho[i], g, xik) -
-                                               boundaryPressure(pOld, rho[i], g, xik);
-                    }
-                    a -= dpb * gb[q];
-                }
+                for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
+                    a -= dpi * gb[q];
             }
             V[i] += dt * a;
         }
@@ -226,39 +194,29 @@ void PcisphSolver::warmStartDfsph(float dt, std::vector<float>& stiffness) {
     for (float& p : stiffness)
         p *= kWarmStart;
     std::copy(stiffness.begin(), stiffness.end(), stiffnessIncrement_.begin());
-    applyPressureIncrement(dt, &stiffness == &divergenceStiffness_);
+    applyPressureIncrement(dt);
 }
 
-void PcisphSolver::accumulateDfsphBodyForces(float dt) {
-    // F_k<-i = m Psi_k (p_i^div + p_i^rho) grad W_ik: the opposite of the boundary's push on i over
-    // the step (both solves act for dt).
-    const KernelTable& K = table_;
-    const float m = mass_;
-    const auto xb = boundary_.sortedPositions();
-    const auto psi = boundary_.sortedPsi();
+void PcisphSolver::accumulateDfsphBodyForces() {
+    // F_k<-i = Psi_k (p_i^div + p_i^rho) m grad W_ik: the opposite of the boundary's push on i over
+    // the step (both solves act for dt), from the gradients stored for the sweeps.
     const auto tracked = boundary_.sortedTracked();
-    const Vec3f* X = state_.positions.data();
-    const Vec3f g = config_.gravity;
+    const float m = mass_;
     bodyForces_.reset(blocks_.size());
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
-        const uint32_t* bn = blocks_[b].boundary.data();
+        const NeighborBlock& blk = blocks_[b];
         for (uint32_t i = begin; i < end; ++i) {
-            const float pDiv = kBoundaryMirror * divergenceStiffness_[i], pDen = densityStiffness_[i];
-            if (pDiv <= 0.0f && pDen <= 0.0f)
+            const float p = divergenceStiffness_[i] + densityStiffness_[i];
+            if (p <= 0.0f)
                 continue;
-            const uint32_t* bnb = bn + boundaryBegin_[i];
-            for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
-                const uint32_t k = bnb[q];
-                if (!tracked[k])
-                    continue;
-                const Vec3f xik = X[i] - xb[k];
-                const float p = pDiv + boundaryPressure(pDen, state_.densities[i], g, xik);
-                bodyForces_.add(b, k, (m * psi[k] * p * K.gradFactor(xik.squaredNorm())) * xik);
-            }
+            const uint32_t* bnb = blk.boundary.data() + boundaryBegin_[i];
+            const Vec3f* gb = blk.gradBoundary.data() + boundaryBegin_[i];
+            for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
+                if (tracked[bnb[q]])
+                    bodyForces_.add(b, bnb[q], (m * p) * gb[q]);
         }
     });
     bodyForces_.flush(boundary_);
-    (void)dt;
 }
 
 const PcisphSolver::StepResult& PcisphSolver::stepDfsph(float maxDt) {
@@ -348,7 +306,7 @@ const PcisphSolver::StepResult& PcisphSolver::stepDfsph(float maxDt) {
         dtScale_ = std::min(1.0f, 1.05f * dtScale_);
     if (res.finite) {
         if (track)
-            accumulateDfsphBodyForces(dt);
+            accumulateDfsphBodyForces();
         // 5. x(t + dt) = x + dt v*; the solves' pressures, p = (p / rho^2) rho^2, for display.
         tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
             for (size_t i = r.begin(); i < r.end(); ++i) {

@@ -343,19 +343,6 @@ void PcisphSolver::refreshNeighborLists() {
     listsCurrent_ = true; // the next step reuses them unless the boundary moves first
 }
 
-size_t PcisphSolver::fluidNeighborCount() const {
-    size_t s = 0;
-    for (const auto& b : blocks_)
-        s += b.fluid.size();
-    return s;
-}
-size_t PcisphSolver::boundaryNeighborCount() const {
-    size_t s = 0;
-    for (const auto& b : blocks_)
-        s += b.boundary.size();
-    return s;
-}
-
 void PcisphSolver::computeNonPressure(float dt) {
     const KernelTable& K = table_;
     const float rho0 = config_.restDensity;

@@ -148,8 +148,6 @@ public:
     /// step: their share of its kinetic energy's change (0 with tension and confinement off). With
     /// attractionEnergy() it closes the energy balance that the blow-up check reads.
     double sourceWork() const { return sourceWork_; }
-    size_t fluidNeighborCount() const;    // entries in the cached fluid lists of the last step
-    size_t boundaryNeighborCount() const; // entries in the cached boundary lists of the last step
 
     /// Sorts the particles and rebuilds the cached neighbour lists for the current positions
     /// (the state does not change otherwise), so surface detection can use them at the end of a
@@ -186,9 +184,9 @@ private:
     void computeDensityAndFactor();
     /// One Jacobi sweep of either DFSPH solve; returns (mean, max) of the compressive source over rho0.
     std::pair<float, float> dfsphSweep(float dt, bool divergence);
-    void applyPressureIncrement(float dt, bool divergence);
+    void applyPressureIncrement(float dt);
     void warmStartDfsph(float dt, std::vector<float>& stiffness);
-    void accumulateDfsphBodyForces(float dt);
+    void accumulateDfsphBodyForces();
     float predictDensityAndPressure(float dt, int cur);
     void computePressureForce(float dt, int cur);
     double sourceWorkOfStep(float dt) const;
