@@ -99,11 +99,8 @@ void BlockCornerField::setCells(const Lattice& lattice, std::vector<CellBlock>& 
     cells_.resize(nb);
     nbr_.resize(nb);
     cornerMask_.assign(nb, BlockMask{});
-    activeCells_ = 0;
     for (size_t b = 0; b < nb; ++b) {
         cells_[b] = blocks[b].cells;
-        for (uint64_t w : cells_[b])
-            activeCells_ += uint64_t(std::popcount(w));
         const Vec3i c = blockCoords(keys_[b]);
         for (int off = 0; off < 8; ++off)
             nbr_[b][off] = findBlock(blockKey(uint32_t(c.x() + (off & 1)), uint32_t(c.y() + ((off >> 1) & 1)),

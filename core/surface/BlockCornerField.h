@@ -65,7 +65,6 @@ public:
     /// faces: each face is shared by at most two cells, which read the same four stored corners.
     void marchingCubes(TriangleMesh& mesh, bool computeNormals);
 
-    uint64_t activeCells() const { return activeCells_; }
     uint64_t corners() const { return corners_; }
     size_t blockCount() const { return keys_.size(); }
     const Lattice& lattice() const { return lattice_; }
@@ -85,7 +84,7 @@ private:
     std::vector<uint32_t> vertexBase_, triBase_, triCount_, extraCount_;
     std::vector<uint64_t> scratchKeys_;
     std::vector<CellBlock> scratchBlocks_;
-    uint64_t activeCells_ = 0, corners_ = 0;
+    uint64_t corners_ = 0;
 };
 
 } // namespace octo
