@@ -648,15 +648,11 @@ void MainWindow::loadScene(const std::string& scene) {
     std::vector<std::string> overrides;
     if (known && radius > 0.0)
         overrides.push_back("particleRadius=" + std::to_string(radius));
-    // The Interactive preset runs the faster pressure solver at the same eta: DFSPH, 1.2-1.4x PCISPH's
-    // real-time factor on the built-in scenes, at the larger CFL factor it holds eta at (0.6: every
-    // built-in scene at ~9 k particles met eta in every frame of 1 s without a blow-up flag, 1.0-1.4x
-    // faster than at 0.4; docs/SCENES.md, "Pressure solvers"). Paper and High keep the scene's
-    // (PCISPH by default, the paper's solver).
-    if (known && preset_ == ResolutionPreset::Interactive) {
+    // The Interactive preset runs the faster pressure solver at the same eta: DFSPH, 1.2-1.3x PCISPH's
+    // real-time factor on the built-in scenes (docs/SCENES.md, "Pressure solvers"); Paper and High
+    // keep the scene's (PCISPH by default, the paper's solver).
+    if (known && preset_ == ResolutionPreset::Interactive)
         overrides.push_back("pressureSolver=dfsph");
-        overrides.push_back("cflFactor=0.6");
-    }
     for (const auto& o : options_.overrides) // the command line / the caller wins over presets
         overrides.push_back(o);
     requestedRadius_ = radius;
