@@ -109,7 +109,6 @@ void PcisphSolver::computeDensityAndFactor() {
 
 std::pair<float, float> PcisphSolver::dfsphSweep(float dt, bool divergence) {
     const float rho0 = config_.restDensity;
-    const auto xb = boundary_.sortedPositions();
     const auto vb = boundary_.sortedVelocities();
     const Vec3f* V = predictedVelocity_.data();
     const float* rho = state_.densities.data();

@@ -137,7 +137,6 @@ void PcisphSolver::resizeWorkArrays(size_t n) {
     normalsValid_ = omegaValid_ = false;
     dfsphFactor_.resize(n);
     stiffnessIncrement_.resize(n);
-    densitySource_.resize(n);
     divergenceStiffness_.assign(n, 0.0f);
     densityStiffness_.assign(n, 0.0f);
     fluidBegin_.resize(n);

@@ -217,9 +217,8 @@ private:
     std::vector<float> deltaScale_; // min(1, delta_i / delta_prototype), see computeNonPressure
     // DFSPH: the factor 1 / (|sum m grad W|^2 + sum |m grad W|^2), the pressures over rho^2 of the
     // divergence and the density solve (kept across steps for the warm start, sorted with the
-    // particles), this sweep's increment and the neighbour counts (divergence solve: see .cpp).
+    // particles) and this sweep's increment.
     std::vector<float> dfsphFactor_, divergenceStiffness_, densityStiffness_, stiffnessIncrement_;
-    std::vector<float> densitySource_;
     std::vector<Vec3f> startVelocity_; // a restarted DFSPH step starts again from these
     std::vector<float> startDivergence_, startDensity_;
     SurfaceTension_Akinci2013 tension_;
