@@ -68,8 +68,8 @@ void PcisphSolver::computeDensityAndFactor() {
     const float tiny = 1e-6f * protoDenominator_;
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         NeighborBlock& blk = blocks_[b];
-        blk.gradFluid.resize(blk.fluid.size());
-        blk.gradBoundary.resize(blk.boundary.size());
+        blk.gradFluid.resize(blk.fluidPairs);
+        blk.gradBoundary.resize(blk.boundaryPairs);
         const uint32_t* fn = blk.fluid.data();
         const uint32_t* bn = blk.boundary.data();
         for (uint32_t i = begin; i < end; ++i) {

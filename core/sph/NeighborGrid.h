@@ -11,6 +11,7 @@
 // permutation order()[sorted] = original; the caller keeps its per-point data in sorted order
 // (permute()) and queries with the sorted positions.
 #include "common/Types.h"
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -69,6 +70,10 @@ public:
 
     /// Calls f(begin, end) for each non-empty cell within ceil(radius / cellSize) cells of x.
     template <class F> void forEachCandidateRange(const Vec3f& x, float radius, F&& f) const;
+    /// As forEachCandidateRange, with each cell's box: f(begin, end, lo, hi). A border cell's box
+    /// reaches to infinity outwards (it holds the points clamped into it), so a caller may skip every
+    /// cell whose box is farther from its query point than the radius without missing a point.
+    template <class F> void forEachCandidateCell(const Vec3f& x, float radius, F&& f) const;
     /// Calls f(begin, end) for each non-empty cell overlapping the box [lo, hi] (clamped to the
     /// grid) until f returns false; returns false if it stopped early.
     template <class F> bool forEachRangeInBox(const Vec3f& lo, const Vec3f& hi, F&& f) const;
@@ -137,6 +142,26 @@ template <class F> void NeighborGrid::forEachCandidateRange(const Vec3f& x, floa
             }
 }
 
+template <class F> void NeighborGrid::forEachCandidateCell(const Vec3f& x, float radius, F&& f) const {
+    const int reach = std::max(1, int(std::ceil(radius * invCellSize_ - 1e-6f)));
+    const Vec3i c = cellOf(x);
+    const Vec3i c0 = (c - Vec3i::Constant(reach)).cwiseMax(Vec3i::Zero());
+    const Vec3i c1 = (c + Vec3i::Constant(reach)).cwiseMin(dims_ - Vec3i::Ones());
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    auto lower = [&](int a, int k) { return k == 0 ? -inf : domain_.min[a] + float(k) * cellSize_; };
+    auto upper = [&](int a, int k) {
+        return k == dims_[a] - 1 ? inf : domain_.min[a] + float(k + 1) * cellSize_;
+    };
+    for (int z = c0.z(); z <= c1.z(); ++z)
+        for (int y = c0.y(); y <= c1.y(); ++y)
+            for (int xx = c0.x(); xx <= c1.x(); ++xx) {
+                const uint32_t r = rankOf(Vec3i(xx, y, z));
+                const uint32_t b = cellStart_[r], e = cellStart_[r + 1];
+                if (b != e)
+                    f(b, e, Vec3f(lower(0, xx), lower(1, y), lower(2, z)),
+                      Vec3f(upper(0, xx), upper(1, y), upper(2, z)));
+            }
+}
 template <class F> bool NeighborGrid::forEachRangeInBox(const Vec3f& lo, const Vec3f& hi, F&& f) const {
     const Vec3i c0 = cellOf(lo), c1 = cellOf(hi);
     for (int z = c0.z(); z <= c1.z(); ++z)

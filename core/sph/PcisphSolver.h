@@ -161,7 +161,10 @@ public:
 
 private:
     struct NeighborBlock {
+        // The lists; their sizes are capacities (kept across steps), the pairs in use are the first
+        // fluidPairs / boundaryPairs.
         std::vector<uint32_t> fluid, boundary;
+        uint32_t fluidPairs = 0, boundaryPairs = 0;
         // DFSPH: m grad W_ij and Psi_k grad W_ik per listed pair, at the step's positions (every
         // sweep reads them instead of recomputing the kernel; Dfsph_Bender2017.cpp).
         std::vector<Vec3f> gradFluid, gradBoundary;
