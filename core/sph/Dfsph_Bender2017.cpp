@@ -16,8 +16,11 @@
 // A sweep sets p_i <- max(0, p_i + omega s_i alpha_i / dt^k) from the source s_i (k = 1: the divergence,
 // k = 2: the density error), then moves every velocity by the pressure increments,
 // dv_i = -dt (sum_j m (dp_i + dp_j) grad W_ij + sum_k Psi_k dp_i grad W_ik). Accumulating p
-// (clamped at 0: no tension at the free surface) lets a later sweep undo an over-correction. Both
-// solves start from (half) the previous step's pressures (the paper's warm start, section 4.3).
+// (clamped at 0: no tension at the free surface) lets a later sweep undo an over-correction; the
+// residual a solve stops on counts compression, and expansion where a pressure still acts
+// (complementarity: p > 0 only where the density is at rest). The divergence solve starts from half
+// the previous step's pressures (the paper's warm start, section 4.3), the density solve from zero
+// (its warm start made resting columns bounce: see kWarmStartDivergence).
 // Walls and bodies push with the particle's own pressure, Akinci et al. 2012 eq. 10, as alpha
 // assumes (measured against the mirrored forms: see below); a tracked body receives the opposite.
 #include "sph/ParallelUtil.h"
@@ -51,11 +54,18 @@ constexpr float kRelaxation = 0.5f;
 // 0.31 s). The cost: a held, submerged box feels 87 % of Archimedes' force (PCISPH's mirror: 103 %),
 // while a floating 0.5 rho0 box sits at 46.9 % submerged (PCISPH: 42.5 %); docs/SCENES.md.
 //
-// The previous step's pressures scaled by this as the warm start: the whole previous field fed a
-// pressure mode that the sweeps, stopped at eta, do not damp (the resting tank's kinetic energy
-// grew 0.26 -> 0.37 J over 2 s); with half of it the tank settles like a cold start (0.0011 J) at
-// 7.0 sweeps per step instead of 12.3.
-constexpr float kWarmStart = 0.5f;
+// Warm start (the paper's section 4.3): the divergence solve starts from half the previous step's
+// pressures. The density solve starts from zero. Its warm start made the pressure an integral of
+// the density error over the steps, lagging a step behind the water: a resting column bounced on
+// it with a growing amplitude. Measured at r = 4.5 mm (0.35 m deep, test_rest_resolutions): the
+// full, half, and a Shepard-smoothed previous pressure all blew up within 0.15 s (2.6-3.9 m/s);
+// eta = 0.3 % did too, eta = 0.1 % held at 21.5 sweeps per step; a cold start holds at eta = 1 %
+// (max 0.094 m/s at 0.5 s) at 24.8 sweeps there, 5.3 in the dam break (2.7 warm).
+constexpr float kWarmStartDivergence = 0.5f;
+// The paper's minimum sweeps (Bender & Koschier 2017, algorithms 2 and 3): one for the divergence,
+// two for the density (PCISPH's minIterations, Solenthaler's "at least three", is not DFSPH's).
+constexpr int kDivergenceMinIterations = 1;
+constexpr int kDensityMinIterations = PcisphSolver::kDfsphDensityMinIterations;
 } // namespace
 
 void PcisphSolver::computeDensityAndFactor() {
@@ -107,13 +117,29 @@ void PcisphSolver::computeDensityAndFactor() {
     });
 }
 
+float PcisphSolver::dfsphSource(uint32_t i, const NeighborBlock& blk, float dt, bool divergence) const {
+    // D rho_i / Dt = sum_j m v_ij . grad W_ij + sum_k Psi_k v_ik . grad W_ik at the current velocities.
+    const Vec3f* V = predictedVelocity_.data();
+    const auto vb = boundary_.sortedVelocities();
+    const Vec3f vi = V[i];
+    float rate = 0.0f;
+    const uint32_t* nb = blk.fluid.data() + fluidBegin_[i];
+    const Vec3f* gf = blk.gradFluid.data() + fluidBegin_[i];
+    for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q)
+        rate += (vi - V[nb[q]]).dot(gf[q]);
+    const uint32_t* bnb = blk.boundary.data() + boundaryBegin_[i];
+    const Vec3f* gb = blk.gradBoundary.data() + boundaryBegin_[i];
+    for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
+        rate += (vi - vb[bnb[q]]).dot(gb[q]);
+    if (divergence)
+        return fluidCount_[i] + boundaryCount_[i] < kDivergenceMinNeighbours ? 0.0f : rate;
+    return state_.densities[i] + dt * rate - config_.restDensity;
+}
+
 std::pair<float, float> PcisphSolver::dfsphSweep(float dt, bool divergence) {
     const float rho0 = config_.restDensity;
-    const auto vb = boundary_.sortedVelocities();
-    const Vec3f* V = predictedVelocity_.data();
-    const float* rho = state_.densities.data();
     std::vector<float>& stiffness = divergence ? divergenceStiffness_ : densityStiffness_;
-    const float scale = divergence ? 1.0f / dt : 1.0f / (dt * dt);
+    const float gain = kRelaxation * (divergence ? 1.0f / dt : 1.0f / (dt * dt));
     struct Sums {
         double source = 0.0;
         float max = 0.0f;
@@ -125,32 +151,18 @@ std::pair<float, float> PcisphSolver::dfsphSweep(float dt, bool divergence) {
             for (size_t b = r.begin(); b < r.end(); ++b) {
                 const uint32_t begin = uint32_t(b * kBlock),
                                end = uint32_t(std::min(state_.size(), (b + 1) * kBlock));
-                const NeighborBlock& blk = blocks_[b];
-                const uint32_t* fn = blk.fluid.data();
-                const uint32_t* bn = blk.boundary.data();
                 for (uint32_t i = begin; i < end; ++i) {
-                    const Vec3f vi = V[i];
-                    // D rho_i / Dt = sum_j m v_ij . grad W_ij + sum_k Psi_k v_ik . grad W_ik.
-                    float rate = 0.0f;
-                    const uint32_t* nb = fn + fluidBegin_[i];
-                    const Vec3f* gf = blk.gradFluid.data() + fluidBegin_[i];
-                    for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q)
-                        rate += (vi - V[nb[q]]).dot(gf[q]);
-                    const uint32_t* bnb = bn + boundaryBegin_[i];
-                    const Vec3f* gb = blk.gradBoundary.data() + boundaryBegin_[i];
-                    for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
-                        rate += (vi - vb[bnb[q]]).dot(gb[q]);
-                    float source = divergence ? rate : rho[i] + dt * rate - rho0;
-                    float p = std::max(0.0f, stiffness[i] + kRelaxation * source * dfsphFactor_[i] * scale);
-                    // Left out of the divergence solve, warm start included (its stale pressure
-                    // threw spray that touched the ceiling back at 10 m/s).
-                    if (divergence && fluidCount_[i] + boundaryCount_[i] < kDivergenceMinNeighbours)
-                        source = p = 0.0f;
+                    // Projected Jacobi on the complementarity problem p >= 0, s <= 0, p s = 0: a
+                    // particle the fluid compresses gains pressure, one with pressure that separates
+                    // loses it (never below 0: no tension). The residual counts both, so a warm
+                    // start or a sweep that pushed too hard is undone before the solve stops.
+                    const float source = dfsphSource(i, blocks_[b], dt, divergence);
+                    const float p = std::max(0.0f, stiffness[i] + gain * source * dfsphFactor_[i]);
+                    const float residual = stiffness[i] > 0.0f ? std::abs(source) : std::max(0.0f, source);
                     stiffnessIncrement_[i] = p - stiffness[i];
                     stiffness[i] = p;
-                    const float compression = std::max(0.0f, source);
-                    acc.source += double(compression);
-                    acc.max = std::max(acc.max, compression);
+                    acc.source += double(residual);
+                    acc.max = std::max(acc.max, residual);
                 }
             }
             return acc;
@@ -188,11 +200,17 @@ void PcisphSolver::applyPressureIncrement(float dt) {
     });
 }
 
-void PcisphSolver::warmStartDfsph(float dt, std::vector<float>& stiffness) {
-    // The previous step's pressures as the first increment (Bender & Koschier 2017, section 4.3).
-    for (float& p : stiffness)
-        p *= kWarmStart;
-    std::copy(stiffness.begin(), stiffness.end(), stiffnessIncrement_.begin());
+void PcisphSolver::warmStartDivergence(float dt) {
+    // Half the previous step's pressures as the first increment (Bender & Koschier 2017, section
+    // 4.3), for the particles the current velocities compress; the others start from 0 (a stale
+    // pressure on a particle that is already separating pushes it further apart).
+    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        for (uint32_t i = begin; i < end; ++i) {
+            float& p = divergenceStiffness_[i];
+            p = p > 0.0f && dfsphSource(i, blocks_[b], dt, true) > 0.0f ? kWarmStartDivergence * p : 0.0f;
+            stiffnessIncrement_[i] = p;
+        }
+    });
     applyPressureIncrement(dt);
 }
 
@@ -230,7 +248,6 @@ const PcisphSolver::StepResult& PcisphSolver::stepDfsph(float maxDt) {
     const size_t n = state_.size();
     startVelocity_.assign(state_.velocities.begin(), state_.velocities.end());
     startDivergence_.assign(divergenceStiffness_.begin(), divergenceStiffness_.end());
-    startDensity_.assign(densityStiffness_.begin(), densityStiffness_.end());
 
     float dt = std::max(config_.timeStepMin, std::min(nextTimeStep(), maxDt));
     int it = 0, itDiv = 0;
@@ -240,7 +257,6 @@ const PcisphSolver::StepResult& PcisphSolver::stepDfsph(float maxDt) {
         if (attempt > 0) {
             std::copy(startVelocity_.begin(), startVelocity_.end(), state_.velocities.begin());
             std::copy(startDivergence_.begin(), startDivergence_.end(), divergenceStiffness_.begin());
-            std::copy(startDensity_.begin(), startDensity_.end(), densityStiffness_.begin());
             if (track)
                 boundary_.clearForces();
             if (boundaryMotion_)
@@ -248,12 +264,13 @@ const PcisphSolver::StepResult& PcisphSolver::stepDfsph(float maxDt) {
         }
         // 2. Divergence-free velocities at t (the paper's step at the end of the previous step).
         std::copy(state_.velocities.begin(), state_.velocities.end(), predictedVelocity_.begin());
-        warmStartDfsph(dt, divergenceStiffness_);
+        warmStartDivergence(dt);
         itDiv = 0;
         for (;;) {
             const float meanDiv = dfsphSweep(dt, true).first;
             ++itDiv;
-            if ((meanDiv <= config_.divergenceErrorTolerance && itDiv >= 1) || itDiv >= config_.maxIterations)
+            if ((meanDiv <= config_.divergenceErrorTolerance && itDiv >= kDivergenceMinIterations) ||
+                itDiv >= config_.maxIterations)
                 break;
         }
         std::copy(predictedVelocity_.begin(), predictedVelocity_.end(), state_.velocities.begin());
@@ -262,12 +279,12 @@ const PcisphSolver::StepResult& PcisphSolver::stepDfsph(float maxDt) {
         computeNonPressure(dt);
         res.msNonPressure += parallel::msSince(t1);
         // 4. Constant density.
-        warmStartDfsph(dt, densityStiffness_);
+        std::fill(densityStiffness_.begin(), densityStiffness_.end(), 0.0f); // cold start (above)
         it = 0;
         for (;;) {
             std::tie(meanErr, maxErr) = dfsphSweep(dt, false);
             ++it;
-            if ((maxErr <= config_.densityErrorTolerance && it >= config_.minIterations) ||
+            if ((maxErr <= config_.densityErrorTolerance && it >= kDensityMinIterations) ||
                 it >= config_.maxIterations)
                 break;
         }

@@ -200,10 +200,8 @@ void PcisphSolver::sortParticles() {
         parallelGather(order, normalsPrev_, scratchVec_);
     if (omegaValid_)
         parallelGather(order, omegaNormPrev_, scratchFloat_);
-    if (config_.pressureSolver == PressureSolver::Dfsph) { // the warm start's pressures
+    if (config_.pressureSolver == PressureSolver::Dfsph) // the divergence solve's warm start
         parallelGather(order, divergenceStiffness_, scratchFloat_);
-        parallelGather(order, densityStiffness_, scratchFloat_);
-    }
     (void)n;
 }
 

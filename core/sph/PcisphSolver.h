@@ -63,9 +63,9 @@ public:
         PressureSolver pressureSolver = PressureSolver::Pcisph;
         float particleRadius = 0.01f;          // m; d0 = 2r, h = 4r
         float restDensity = 1000.0f;           // kg/m^3
-        float densityErrorTolerance = 0.01f;   // PCISPH: max_i; DFSPH: mean (Bender & Koschier 2017)
+        float densityErrorTolerance = 0.01f;   // max_i (rho_i - rho0) / rho0, both solvers
         float divergenceErrorTolerance = 0.1f; // DFSPH: mean |D rho / Dt| / rho0 in 1/s (0.1 = 10 %/s)
-        int minIterations = 3;
+        int minIterations = 3;                 // PCISPH only (DFSPH keeps its paper's minima)
         int maxIterations = 50;
         float timeStepMin = 1e-5f, timeStepMax = 5e-3f; // s
         float cflFactor = 0.4f;
@@ -128,6 +128,14 @@ public:
     /// pushed the fluid farther than the body then moved.
     void setBoundaryMotion(std::function<void(float dt)> motion) { boundaryMotion_ = std::move(motion); }
 
+    /// The fewest pressure iterations a step runs: PCISPH's minIterations; DFSPH's density solve
+    /// keeps its paper's 2 (Bender & Koschier 2017, algorithm 3).
+    int minimumIterations() const {
+        return config_.pressureSolver == PressureSolver::Dfsph ? kDfsphDensityMinIterations
+                                                               : config_.minIterations;
+    }
+    static constexpr int kDfsphDensityMinIterations = 2;
+
     float mass() const { return mass_; }
     float supportRadius() const { return h_; }
     const CubicSplineKernel& kernel() const { return kernel_; }
@@ -188,7 +196,11 @@ private:
     /// One Jacobi sweep of either DFSPH solve; returns (mean, max) of the compressive source over rho0.
     std::pair<float, float> dfsphSweep(float dt, bool divergence);
     void applyPressureIncrement(float dt);
-    void warmStartDfsph(float dt, std::vector<float>& stiffness);
+    void warmStartDivergence(float dt);
+    /// The compressive source of particle i at the current velocities: max(0, D rho_i / Dt) for the
+    /// divergence solve (0 in a deficient neighbourhood), max(0, rho_i + dt D rho_i / Dt - rho0) for
+    /// the density solve.
+    float dfsphSource(uint32_t i, const NeighborBlock& blk, float dt, bool divergence) const;
     void accumulateDfsphBodyForces();
     float predictDensityAndPressure(float dt, int cur);
     void computePressureForce(float dt, int cur);
@@ -219,11 +231,11 @@ private:
     std::vector<float> predictedDensity_, pressureOverRho2_;
     std::vector<float> deltaScale_; // min(1, delta_i / delta_prototype), see computeNonPressure
     // DFSPH: the factor 1 / (|sum m grad W|^2 + sum |m grad W|^2), the pressures over rho^2 of the
-    // divergence and the density solve (kept across steps for the warm start, sorted with the
-    // particles) and this sweep's increment.
+    // divergence solve (kept across steps for its warm start, sorted with the particles) and of the
+    // density solve, and this sweep's increment.
     std::vector<float> dfsphFactor_, divergenceStiffness_, densityStiffness_, stiffnessIncrement_;
     std::vector<Vec3f> startVelocity_; // a restarted DFSPH step starts again from these
-    std::vector<float> startDivergence_, startDensity_;
+    std::vector<float> startDivergence_;
     SurfaceTension_Akinci2013 tension_;
     VelocityFilter velocityFilter_;
     std::function<void(float)> boundaryMotion_;

@@ -17,8 +17,7 @@ private slots:
         scene.particleRadius = 0.02f; // coarse, so the test stays fast
         Simulation sim(scene);
         const size_t n = sim.fluidParticleCount();
-        const int minIt = sim.parameters().geti("minIterations"),
-                  maxIt = sim.parameters().geti("maxIterations");
+        const int minIt = sim.solver().minimumIterations(), maxIt = sim.parameters().geti("maxIterations");
         const float farWall = scene.container.max.x();
         float front = 0.0f, reachedAt = -1.0f;
         size_t steps = 0, contained = 0, notConverged = 0;

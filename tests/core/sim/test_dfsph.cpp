@@ -59,7 +59,8 @@ private slots:
     }
 
     // The dam break for 1 s with each solver: no blow-up, every step within eta, the front at the
-    // far wall; DFSPH needs fewer pressure sweeps per step than PCISPH needs corrections.
+    // far wall. (DFSPH's sweeps per step are about PCISPH's corrections since its density solve
+    // starts cold: 6.4 vs 6.2 here; each is printed.)
     void damBreakWithBothSolvers() {
         double meanIterations[2] = {0.0, 0.0};
         const char* solvers[2] = {"pcisph", "dfsph"};
@@ -89,8 +90,39 @@ private slots:
             QCOMPARE(sim->nonFiniteCount(), size_t(0));
             QVERIFY2(front > 1.5f, qPrintable(QString::number(front))); // the 1.6 m box's far wall
         }
-        QVERIFY2(meanIterations[1] < meanIterations[0],
-                 qPrintable(QString("%1 vs %2").arg(meanIterations[1]).arg(meanIterations[0])));
+    }
+
+    // A deep, fine column at rest (r = 4.5 mm, 39 particles deep: the finest of test_rest_resolutions)
+    // must not bounce. With the density solve warm-started, the pressure lagged a step behind the
+    // water and the column bounced with a growing amplitude: blow-up flagged at 0.10 s, 1.7 m/s at
+    // 0.5 s (2.6-3.9 m/s with half or smoothed warm starts). Cold-started: 0.094 m/s at 0.5 s, the
+    // kinetic energy 0.0012 J. (Quiet rest, < 0.05 m/s, is issue 26's: neither solver reaches it
+    // without the velocity filter, which DFSPH does not apply.)
+    void fineColumnDoesNotBounce() {
+        const float r = 0.0045f, w = 12 * 0.009f, depth = 0.35f;
+        SceneDescription scene;
+        scene.name = "fine-column";
+        scene.particleRadius = r;
+        scene.container = Aabb(Vec3f::Zero(), Vec3f(w, 0.6f, w));
+        scene.fluidBoxes.push_back({Aabb(Vec3f::Zero(), Vec3f(w, depth, w)), Vec3f::Zero()});
+        Simulation sim(scene, {"pressureSolver=dfsph", "surfaceEnabled=false"});
+        const size_t n0 = sim.fluidParticleCount();
+        double peak = 0.0;
+        for (int frame = 0; frame < 30; ++frame) {
+            sim.advanceFrame(1.0 / 60.0);
+            QVERIFY2(!sim.lastFrame().blowUp, qPrintable(QString("blow-up at %1 s").arg(sim.time())));
+            peak = std::max(peak, sim.lastFrame().maxSpeed);
+        }
+        const double speed = sim.lastFrame().maxSpeed;
+        qInfo(
+            "dfsph fine column: %zu particles, max speed %.4f m/s at 0.5 s (peak %.4f), %.1f sweeps per step",
+            n0, speed, peak, sim.lastFrame().meanIterations);
+        QCOMPARE(sim.fluidParticleCount(), n0);
+        QCOMPARE(sim.escapedCount(), size_t(0));
+        // The bouncing column passed 1 m/s by 0.5 s; the settling lattice's peaks stay below 0.7
+        // (test_rest_resolutions' bound on the first frames).
+        QVERIFY2(peak < 0.7, qPrintable(QString("peak speed %1 m/s").arg(peak)));
+        QVERIFY2(speed < 0.2, qPrintable(QString("max speed %1 m/s at 0.5 s").arg(speed)));
     }
 
     // Two-way bodies with DFSPH (the scene of test_buoyancy): a 0.5 rho0 box floats with its draft

@@ -23,8 +23,7 @@ private slots:
         const size_t n0 = sim.fluidParticleCount();
         QVERIFY(n0 > 3000);
         const double eta = sim.parameters().get("densityErrorTolerance");
-        const int minIt = sim.parameters().geti("minIterations"),
-                  maxIt = sim.parameters().geti("maxIterations");
+        const int minIt = sim.solver().minimumIterations(), maxIt = sim.parameters().geti("maxIterations");
         size_t steps = 0, contained = 0;
         while (sim.time() < 2.0) {
             const StepStats& s = sim.step();
