@@ -410,6 +410,19 @@ private slots:
         QVERIFY2(ok.code == 0, qPrintable(ok.err));
     }
 
+    void firstStepExplosionExitsThree() {
+        // The case: the dam break with timeStepMax = 1e-5 s gains 72 J in its first 10 us
+        // step (4 m/s, below the speed limit). The energy reference was taken after that step, so
+        // `run` exited 0; it is now the state before the first step.
+        const CliResult r = runCli({"run", "--scene", "dam-break", "--frames", "1", "--fps", "3000", "--set",
+                                    "surfaceEnabled=false", "--set", "timeStepMax=1e-5"});
+        QCOMPARE(r.code, 3);
+        QVERIFY2(r.err.contains("blow-up flagged at frame 1: blow-up at t = 1e-05 s: the energy grew by") &&
+                     r.err.contains("of which") && r.err.contains("for the settling of a new start") &&
+                     r.err.contains("(exit 3)"),
+                 qPrintable(r.err));
+    }
+
     void equalStepBoundsDoNotFreezeTime() {
         // timeStepMin = timeStepMax = 5 ms: two frame-end tolerances disagreed and time froze at
         // 0.75 s, 75 of 120 frames with 0 steps, each "converged".
