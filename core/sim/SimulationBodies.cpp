@@ -48,7 +48,7 @@ void SimulationBodies::build(const std::vector<BodyDescription>& bodies, double 
 }
 
 int SimulationBodies::add(const BodyDescription& d) {
-    auto shape = shapes_.shape(d, r_);
+    auto shape = shapes_.shape(d, r_, &system_.container()); // too large: refused before sampling
     RigidBody body = makeRigidBody(d, shape, rho0_, system_.time());
     std::vector<const RigidBody*> others;
     for (const auto& b : system_.bodies())
