@@ -214,7 +214,11 @@ struct Simulation::Impl {
         boundary.setWall(walls); // the pressure extrapolated from the fluid (PcisphSolver)
         // Rigid bodies: boundary objects after the walls; fluid inside them is removed.
         bodies.configure(scene.container, solverConfig().gravity, r, params.getf("restDensity"));
-        bodies.build(sceneBodies, 0.0);
+        try {
+            bodies.build(sceneBodies, 0.0);
+        } catch (const SceneError& e) { // name the file too, as the scene reader does (issue 30)
+            throw SceneError((scene.sourcePath.empty() ? scene.name : scene.sourcePath) + ": " + e.what());
+        }
         bodies.cullFluid(x, v);
         solver->setParticles(std::move(x), std::move(v));
         // Energy-check tolerance: 1 % of M |g| H, or of M v0^2 / 2 without gravity (or of the

@@ -40,8 +40,8 @@ void SimulationBodies::build(const std::vector<BodyDescription>& bodies, double 
     for (size_t i = 0; i < bodies.size(); ++i) {
         try {
             add(bodies[i]);
-        } catch (const std::exception& e) { // name the scene entry: "bodies[1]: body 'box' ..."
-            throw SceneError("bodies[" + std::to_string(i) + "]: " + e.what());
+        } catch (const std::exception& e) { // name the scene entry: "field 'bodies[1]': body 'box' ..."
+            throw SceneError("field 'bodies[" + std::to_string(i) + "]': " + e.what());
         }
     }
     coupling_.syncTopology();
