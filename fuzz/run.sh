@@ -9,7 +9,7 @@ set -euo pipefail
 SECONDS_EACH=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_ply fuzz_vtk fuzz_scene fuzz_obj fuzz_cli)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_ply fuzz_vtk fuzz_scene fuzz_obj fuzz_cli fuzz_simulation)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build-fuzz}
 JOBS=${JOBS:-2}
@@ -26,6 +26,7 @@ seeds() { # target -> seed folders/files
     fuzz_scene) echo "$ROOT"/resources/scenes/*.json "$ROOT"/tests/data/malformed/*.json ;;
     fuzz_obj) echo "$ROOT/fuzz/seeds/obj" "$ROOT"/tests/data/malformed/*.obj ;;
     fuzz_cli) echo "$ROOT/fuzz/seeds/cli" ;;
+    fuzz_simulation) echo "$ROOT/fuzz/seeds/simulation" "$ROOT"/resources/scenes/*.json "$ROOT"/tests/data/malformed/*.json ;;
     esac
 }
 

@@ -426,7 +426,27 @@ int run(const Args& args) {
     tbb::enumerable_thread_specific<SurfaceReconstructor> reconstructors;
     auto process = [&](size_t k) {
         const FrameJob& job = jobs[k];
-        const ParticleData data = readParticles(job.in);
+        // A std::bad_alloc names the file, its size and the options that set the work (it said
+        // "IN: std::bad_alloc"; issue 30).
+        auto outOfMemory = [&](const std::string& doing) {
+            std::ostringstream m;
+            m.precision(3);
+            m << job.in << ": out of memory " << doing << " (--radius r = " << settings.particleRadius
+              << " m, --leaf ";
+            if (settings.leafSize > 0.0f)
+                m << settings.leafSize << " m";
+            else
+                m << "auto";
+            m << "): choose a larger --radius or --leaf, or a smaller file, or free memory (std::bad_alloc)";
+            return OutOfMemoryError(m.str());
+        };
+        const ParticleData data = [&] {
+            try {
+                return readParticles(job.in);
+            } catch (const std::bad_alloc&) {
+                throw outOfMemory("reading the file");
+            }
+        }();
         if (data.positions.empty())
             throw FileFormatError(job.in + ": no particles");
         checkSurfaceWork(job.in, data.positions, settings);
@@ -439,6 +459,9 @@ int run(const Args& args) {
         // not pick up another frame, which would reuse this thread's reconstructor.
         try {
             tbb::this_task_arena::isolate([&] { rec.reconstruct(data.positions, rho, settings); });
+        } catch (const std::bad_alloc&) {
+            throw outOfMemory("reconstructing the surface of " + std::to_string(data.positions.size()) +
+                              " particles");
         } catch (const std::exception& e) {
             throw std::runtime_error(job.in + ": " + e.what()); // name the frame
         }

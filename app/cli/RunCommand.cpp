@@ -172,10 +172,56 @@ nlohmann::ordered_json frameJson(Simulation& sim, long long frame, size_t nan, s
     return j;
 }
 
+/// What an out-of-memory message says about the simulation's size: its particles and the fields
+/// that set them (from the scene's budget estimate before the simulation exists, then its counts).
+std::string sizeNote(const SceneDescription& scene, const std::vector<std::string>& overrides,
+                     const Simulation* sim) {
+    double r = scene.particleRadius;
+    int layers = 2;
+    try { // the values Simulation uses; a bad value is reported by Simulation itself
+        ParameterSet p;
+        p.set("particleRadius", scene.particleRadius);
+        for (const auto& [name, value] : scene.parameters)
+            p.setFromString(name, value);
+        for (const std::string& a : overrides)
+            p.parseAssignment(a);
+        r = p.get("particleRadius");
+        layers = p.geti("boundaryLayers");
+    } catch (const std::exception&) {
+    }
+    const SceneBudget b = scene.budget(float(r), layers);
+    std::ostringstream s;
+    s.precision(3);
+    s << (sim ? double(sim->fluidParticleCount()) : b.fluidParticles) << " fluid + "
+      << (sim ? double(sim->boundaryParticleCount()) : b.wallParticles)
+      << " boundary particles at field 'particleRadius' r = " << r << " m in field 'container' (["
+      << scene.container.min.transpose() << "] .. [" << scene.container.max.transpose() << "] m), estimated "
+      << b.bytes / double(1 << 20) << " MiB";
+    return s.str();
+}
+
+int runSceneIn(const Args& args, std::string& where);
+
+/// runSceneIn, with a std::bad_alloc turned into a message naming the scene, its size and the
+/// stage (a bare "std::bad_alloc" named nothing; issue 30).
 int runScene(const Args& args) {
+    std::string where = "reading the scene";
+    try {
+        return runSceneIn(args, where);
+    } catch (const std::bad_alloc&) {
+        throw OutOfMemoryError(
+            where + "; choose a larger particleRadius (--radius, --particles), a smaller container "
+                    "or fewer fluid shapes, or free memory (std::bad_alloc)");
+    }
+}
+
+int runSceneIn(const Args& args, std::string& where) {
     const RunOptions o = parseRunOptions(args);
+    where = (o.sceneFile.empty() ? "built-in scene '" + o.sceneName + "'" : o.sceneFile) +
+            ": out of memory reading the scene";
     SceneDescription scene =
         o.sceneFile.empty() ? SceneLibrary::load(o.sceneName) : loadSceneFile(o.sceneFile);
+    const std::string source = o.sceneFile.empty() ? "built-in scene '" + scene.name + "'" : o.sceneFile;
     if (o.particles > 0.0)
         scene.particleRadius = radiusForParticles(scene, o.particles);
     if (o.radius > 0.0)
@@ -243,7 +289,10 @@ int runScene(const Args& args) {
 
     std::vector<std::string> overrides = o.sets;
     // --particles / --radius set the scene radius; an explicit --set particleRadius wins.
+    where = source + ": out of memory building the simulation (" + sizeNote(scene, overrides, nullptr) + ")";
     Simulation sim(scene, overrides);
+    const std::string simSize = sizeNote(scene, overrides, &sim);
+    where = source + ": out of memory at frame 0 (" + simSize + ")";
     std::printf(
         "scene %s: %zu fluid particles, %zu boundary particles (%zu on %zu bodies), r = %g m, %g fps, "
         "%lld frames\n",
@@ -281,6 +330,7 @@ int runScene(const Args& args) {
     long long firstBlowUp = 0;
     std::string blowUpWhy;
     for (long long f = 1; f <= o.frames; ++f) {
+        where = source + ": out of memory at frame " + std::to_string(f) + " (" + simSize + ")";
         sim.advanceFrame(1.0 / fps);
         const FrameStats& fr = sim.lastFrame();
         const size_t nan = sim.nonFiniteCount(), escaped = fr.escaped;
@@ -328,7 +378,7 @@ int runScene(const Args& args) {
 int runCommand(const Args& args) {
     try {
         return runScene(args);
-    } catch (const std::bad_alloc&) {
+    } catch (const std::bad_alloc&) { // while formatting the message: nothing left to name
         std::fflush(stdout);
         std::cerr << "octofluid-cli run: error: " << kOutOfMemoryMessage << "\n";
         return 1;

@@ -31,36 +31,9 @@ bool hasDisplay() {
     const char* platform = std::getenv("QT_QPA_PLATFORM");
     return (platform && *platform) || std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
 }
-} // namespace
 
-int main(int argc, char** argv) {
-    if (!hasDisplay()) {
-        bool help = false;
-        for (int i = 1; i < argc; ++i)
-            help = help || !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
-        if (help) {
-            // --help needs no window: let Qt print it without a display.
-            setenv("QT_QPA_PLATFORM", "offscreen", 1);
-        } else {
-            std::fprintf(stderr,
-                         "octofluid: no display (DISPLAY is not set). Run it under Xvfb:\n"
-                         "  xvfb-run -a -s \"-screen 0 1280x1024x24\" %s %s\n"
-                         "or use the headless tool: octofluid-cli run --scene dam-break --frames 60\n",
-                         argv[0], argc > 1 ? "..." : "--scene dam-break");
-            return 1;
-        }
-    }
-    QSurfaceFormat format;
-    format.setVersion(3, 3);
-    format.setProfile(QSurfaceFormat::CoreProfile);
-    format.setDepthBufferSize(24);
-    QSurfaceFormat::setDefaultFormat(format);
-
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName("octofluid");
-    QApplication::setApplicationName("octofluid");
-
-    QCommandLineParser parser;
+/// The command line's options (parsed twice: before the display opens, and by Qt).
+void addOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(
         "PCISPH fluid with rigid bodies and adaptive-octree surface reconstruction.");
     parser.addHelpOption();
@@ -91,16 +64,31 @@ int main(int argc, char** argv) {
     parser.addOption({"legend", "With --record: draw the colour legend into the images."});
     parser.addOption({"paused", "Start paused."});
     parser.addOption(
-        {"timeout", "Scripted capture or recording: give up after this many seconds (1..86400, default 900).",
+        {"timeout",
+         "Scripted capture or recording: give up after this many seconds (0 < s <= 86400, default 900).",
          "seconds", "900"});
     parser.addOption(
         {"window-screenshot", "With --screenshot: also save the whole window (QWidget::grab).", "file"});
     parser.addOption({"benchmark",
                       "Run for N seconds repainting continuously, print steps/s and GUI frames/s, exit.",
                       "seconds"});
-    parser.process(app);
+}
 
+/// The checked values of the command line.
+struct CommandLine {
     octo::app::MainWindowOptions options;
+    bool capture = false, record = false, benchmark = false;
+    double timeout = 0.0, benchmarkSeconds = 0.0;
+    int recordFrames = 0, frames = 0;
+    QSize size;
+
+    /// Checks every value (numbers, names, exclusive modes); 0, or 2 after a one-line message.
+    /// Needs no QApplication: main() runs it before the display opens (issue 30: `--timeout abc`
+    /// was refused only once the display was open, and without one the user read "no display").
+    int check(const QCommandLineParser& parser);
+};
+
+int CommandLine::check(const QCommandLineParser& parser) {
     options.scene = parser.value("scene").toStdString();
     options.restoreLastScene = !parser.isSet("scene");
     const QString preset = parser.value("preset");
@@ -117,9 +105,9 @@ int main(int argc, char** argv) {
     }
     for (const QString& s : parser.values("set"))
         options.overrides.push_back(s.toStdString());
-    const bool capture = parser.isSet("screenshot");
-    const bool record = parser.isSet("record");
-    const bool benchmark = parser.isSet("benchmark");
+    capture = parser.isSet("screenshot");
+    record = parser.isSet("record");
+    benchmark = parser.isSet("benchmark");
     if (int(capture) + int(record) + int(benchmark) > 1) {
         std::fprintf(stderr, "octofluid: --screenshot, --record and --benchmark exclude each other\n");
         return 2;
@@ -128,19 +116,16 @@ int main(int argc, char** argv) {
     // parameters or shading are read or written.
     options.persistSettings = !capture && !record && !benchmark;
     options.autoPlay = !capture && !record && !parser.isSet("paused");
-    double timeout = 0.0;
     if (!parseSeconds(parser.value("timeout"), 86400.0, &timeout)) {
-        std::fprintf(stderr, "octofluid: --timeout expects seconds in 1..86400, got '%s'\n",
+        std::fprintf(stderr, "octofluid: --timeout expects seconds in (0, 86400], got '%s'\n",
                      qPrintable(parser.value("timeout")));
         return 2;
     }
-    double benchmarkSeconds = 0.0;
     if (benchmark && !parseSeconds(parser.value("benchmark"), 86400.0, &benchmarkSeconds)) {
         std::fprintf(stderr, "octofluid: --benchmark expects seconds in (0, 86400], got '%s'\n",
                      qPrintable(parser.value("benchmark")));
         return 2;
     }
-    int recordFrames = 0;
     if (record) {
         bool okFrames = false;
         recordFrames = parser.value("frames").toInt(&okFrames);
@@ -168,22 +153,78 @@ int main(int argc, char** argv) {
     }
 
     bool ok = true;
-    const int frames = parser.value("after-frames").toInt(&ok);
+    frames = parser.value("after-frames").toInt(&ok);
     if (!ok || frames < 0) {
         std::fprintf(stderr, "octofluid: --after-frames expects a non-negative integer, got '%s'\n",
                      qPrintable(parser.value("after-frames")));
         return 2;
     }
-    QSize size;
     if (parser.isSet("size")) {
         const QStringList wh = parser.value("size").split('x');
         if (wh.size() == 2)
             size = QSize(wh[0].toInt(), wh[1].toInt());
         if (!size.isValid() || size.width() < 16 || size.height() < 16) {
-            std::fprintf(stderr, "octofluid: --size expects WxH, e.g. 1280x720\n");
+            std::fprintf(stderr,
+                         "octofluid: --size expects WxH with W and H >= 16, e.g. 1280x720, got '%s'\n",
+                         qPrintable(parser.value("size")));
             return 2;
         }
     }
+    return 0;
+}
+} // namespace
+
+int main(int argc, char** argv) {
+    {
+        // The values are checked before anything opens a display or a window. A line Qt's own
+        // options (-platform ...) make unparsable here is parsed and checked again below.
+        QStringList args;
+        for (int i = 0; i < argc; ++i)
+            args << QString::fromLocal8Bit(argv[i]);
+        QCommandLineParser early;
+        addOptions(early);
+        CommandLine cl;
+        if (early.parse(args) && !early.isSet("help"))
+            if (const int code = cl.check(early); code != 0)
+                return code;
+    }
+    if (!hasDisplay()) {
+        bool help = false;
+        for (int i = 1; i < argc; ++i)
+            help = help || !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
+        if (help) {
+            // --help needs no window: let Qt print it without a display.
+            setenv("QT_QPA_PLATFORM", "offscreen", 1);
+        } else {
+            std::fprintf(stderr,
+                         "octofluid: no display (DISPLAY is not set). Run it under Xvfb:\n"
+                         "  xvfb-run -a -s \"-screen 0 1280x1024x24\" %s %s\n"
+                         "or use the headless tool: octofluid-cli run --scene dam-break --frames 60\n",
+                         argv[0], argc > 1 ? "..." : "--scene dam-break");
+            return 1;
+        }
+    }
+    QSurfaceFormat format;
+    format.setVersion(3, 3);
+    format.setProfile(QSurfaceFormat::CoreProfile);
+    format.setDepthBufferSize(24);
+    QSurfaceFormat::setDefaultFormat(format);
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("octofluid");
+    QApplication::setApplicationName("octofluid");
+
+    QCommandLineParser parser;
+    addOptions(parser);
+    parser.process(app);
+    CommandLine cl;
+    if (const int code = cl.check(parser); code != 0)
+        return code;
+    octo::app::MainWindowOptions& options = cl.options;
+    const bool capture = cl.capture, record = cl.record, benchmark = cl.benchmark;
+    const double timeout = cl.timeout, benchmarkSeconds = cl.benchmarkSeconds;
+    const int recordFrames = cl.recordFrames, frames = cl.frames;
+    const QSize size = cl.size;
 
     octo::app::MainWindow window(options);
     if (parser.isSet("overlay")) {

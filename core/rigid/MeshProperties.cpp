@@ -1,8 +1,11 @@
 #include "rigid/MeshProperties.h"
 
+#include "rigid/TriangleBvh.h"
+
 #include <cmath>
 #include <cstring>
 #include <queue>
+#include <sstream>
 #include <unordered_map>
 
 namespace octo {
@@ -233,6 +236,19 @@ void validateSolidMesh(TriangleMesh& mesh, const std::string& name, double minVo
             std::swap(t[1], t[2]);
         for (auto& n : mesh.normals)
             n = -n;
+    }
+    // A surface that crosses itself has no well-defined inside: the volume, the inertia, the
+    // inside test and the boundary samples are wrong, silently (issue 30).
+    if (const auto c = TriangleBvh(mesh).findSelfIntersection(mesh)) {
+        std::ostringstream s;
+        s.precision(4);
+        s << name << ": mesh intersects itself: an edge of triangle " << c->edgeTriangle + 1
+          << " crosses triangle " << c->crossedTriangle + 1 << " at (" << c->point.x() << ", " << c->point.y()
+          << ", " << c->point.z()
+          << ") (triangles counted after welding duplicate vertices); a body or fluid mesh must be one "
+             "closed "
+             "surface that does not cross itself";
+        throw InvalidMeshError(s.str());
     }
 }
 

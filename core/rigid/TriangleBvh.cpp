@@ -151,6 +151,37 @@ std::optional<RayHit> TriangleBvh::raycast(const Vec3f& origin, const Vec3f& dir
     return best;
 }
 
+std::optional<TriangleBvh::Crossing> TriangleBvh::findSelfIntersection(const TriangleMesh& mesh) const {
+    if (nodes_.empty())
+        return std::nullopt;
+    // Each edge as a segment from one vertex to the other, its ends trimmed by a relative 1e-4: a
+    // triangle that shares a vertex with the edge is skipped (it meets the edge there), and the
+    // two triangles along the edge contain it (their determinant is ~0: no crossing).
+    constexpr float kTrim = 1e-4f;
+    for (uint32_t t = 0; t < mesh.triangles.size(); ++t)
+        for (int k = 0; k < 3; ++k) {
+            const uint32_t i = mesh.triangles[t][k], j = mesh.triangles[t][(k + 1) % 3];
+            if (i > j)
+                continue; // each edge once (a closed mesh has it in two triangles)
+            const Vec3f origin = mesh.vertices[i], dir = mesh.vertices[j] - origin;
+            std::optional<Crossing> found;
+            traverse(origin, inverse(dir), 1.0f, [&](uint32_t u, float limit) {
+                const auto& tu = mesh.triangles[u];
+                if (found || tu[0] == i || tu[1] == i || tu[2] == i || tu[0] == j || tu[1] == j || tu[2] == j)
+                    return limit;
+                const float tt = intersect(origin, dir, a_[u], e1_[u], e2_[u]);
+                if (tt > kTrim && tt < 1.0f - kTrim) {
+                    found = Crossing{t, u, origin + tt * dir};
+                    return -1.0f; // no box is entered with a negative reach: the query ends
+                }
+                return limit;
+            });
+            if (found)
+                return found;
+        }
+    return std::nullopt;
+}
+
 int TriangleBvh::countCrossings(const Vec3f& origin, const Vec3f& dir) const {
     int n = 0;
     traverse(origin, inverse(dir), std::numeric_limits<float>::max(), [&](uint32_t t, float limit) {

@@ -30,6 +30,14 @@ public:
     /// True when p is inside the closed mesh (ray parity, majority of three rays).
     bool contains(const Vec3f& p) const;
 
+    /// Two triangles of `mesh` (the mesh this BVH was built over) that cross: an edge of one
+    /// passes through the other away from their shared vertices, so the surface intersects itself
+    /// and "inside" is ill-defined. nullopt when no edge crosses a triangle. One BVH query per edge.
+    struct Crossing {
+        uint32_t edgeTriangle = 0, crossedTriangle = 0; ///< indices into mesh.triangles
+        Vec3f point = Vec3f::Zero();                    ///< where the edge passes through
+    };
+    std::optional<Crossing> findSelfIntersection(const TriangleMesh& mesh) const;
     const Aabb& bounds() const { return bounds_; }
     bool empty() const { return nodes_.empty(); }
 

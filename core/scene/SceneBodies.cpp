@@ -341,13 +341,29 @@ TriangleMesh offsetInward(const TriangleMesh& mesh, float distance) {
     return out;
 }
 
-std::shared_ptr<const RigidShape> createBodyShape(const BodyDescription& body, float r) {
+std::shared_ptr<const RigidShape> createBodyShape(const BodyDescription& body, float r,
+                                                  const Aabb* container) {
     if (!(r > 0.0f))
         throw SceneError(body.label() + ": particle radius must be > 0");
     const std::string label = body.label();
     TriangleMesh mesh = bodyMesh(body);
     validateSolidMesh(mesh, label);
     const Vec3f ext = meshBounds(mesh).extent();
+    if (container) {
+        const Mat3f R = body.orientation.normalized().toRotationMatrix();
+        Aabb turned;
+        for (const Vec3f& v : mesh.vertices)
+            turned.extend(R * v);
+        const Vec3f span = turned.extent(), room = container->extent();
+        if ((span.array() > room.array() + 2.0f * r).any()) {
+            std::ostringstream s;
+            s.precision(4);
+            s << "body '" << label << "' is larger than the container: it spans " << span.x() << " x "
+              << span.y() << " x " << span.z() << " m as oriented, the container " << room.x() << " x "
+              << room.y() << " x " << room.z() << " m";
+            throw SceneError(s.str());
+        }
+    }
     if (ext.minCoeff() < 4.0f * r) {
         std::ostringstream s;
         s << label << ": the body is " << ext.minCoeff() << " m thin, below 4r = " << 4.0f * r
@@ -383,7 +399,8 @@ std::shared_ptr<const RigidShape> createBodyShape(const BodyDescription& body, f
     return shape;
 }
 
-std::shared_ptr<const RigidShape> BodyShapeCache::shape(const BodyDescription& b, float r) {
+std::shared_ptr<const RigidShape> BodyShapeCache::shape(const BodyDescription& b, float r,
+                                                        const Aabb* container) {
     std::ostringstream key;
     key.precision(9);
     key << int(b.shape) << '|' << b.size.transpose() << '|' << b.radius << '|' << b.height << '|'
@@ -393,7 +410,7 @@ std::shared_ptr<const RigidShape> BodyShapeCache::shape(const BodyDescription& b
         if (auto it = shapes_.find(key.str()); it != shapes_.end())
             return it->second;
     }
-    auto s = createBodyShape(b, r);
+    auto s = createBodyShape(b, r, container);
     std::lock_guard<std::mutex> lock(mutex_);
     shapes_[key.str()] = s;
     return s;

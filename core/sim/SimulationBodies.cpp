@@ -40,15 +40,15 @@ void SimulationBodies::build(const std::vector<BodyDescription>& bodies, double 
     for (size_t i = 0; i < bodies.size(); ++i) {
         try {
             add(bodies[i]);
-        } catch (const std::exception& e) { // name the scene entry: "bodies[1]: body 'box' ..."
-            throw SceneError("bodies[" + std::to_string(i) + "]: " + e.what());
+        } catch (const std::exception& e) { // name the scene entry: "field 'bodies[1]': body 'box' ..."
+            throw SceneError("field 'bodies[" + std::to_string(i) + "]': " + e.what());
         }
     }
     coupling_.syncTopology();
 }
 
 int SimulationBodies::add(const BodyDescription& d) {
-    auto shape = shapes_.shape(d, r_);
+    auto shape = shapes_.shape(d, r_, &system_.container()); // too large: refused before sampling
     RigidBody body = makeRigidBody(d, shape, rho0_, system_.time());
     std::vector<const RigidBody*> others;
     for (const auto& b : system_.bodies())

@@ -253,6 +253,45 @@ private slots:
         }
     }
 
+    void badNumbersAreRefusedBeforeTheDisplayOpens() {
+        // Issue 30: --timeout was checked only after QApplication had opened the display; without
+        // a display `--timeout abc` said "no display". The values are now checked first.
+        const QString binary = QCoreApplication::applicationDirPath() + "/../app/octofluid";
+        QVERIFY2(QFileInfo::exists(binary), "build the octofluid target first");
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const char* v : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+            env.remove(v);
+        QProcess p;
+        p.setProcessEnvironment(env);
+        const struct {
+            QStringList args;
+            QString message;
+        } cases[] = {
+            {{"--timeout", "abc", "--record", "x", "--frames", "1"},
+             "--timeout expects seconds in (0, 86400], got 'abc'"},
+            {{"--timeout", "3e6", "--screenshot", "x.png"},
+             "--timeout expects seconds in (0, 86400], got '3e6'"},
+            {{"--timeout", "0"}, "--timeout expects seconds in (0, 86400], got '0'"},
+            {{"--timeout", "nan"}, "--timeout expects seconds in (0, 86400], got 'nan'"},
+            {{"--benchmark", "-5"}, "--benchmark expects seconds in (0, 86400], got '-5'"},
+            {{"--record", "x", "--frames", "abc"},
+             "--record needs --frames N with N in 1..1000000, got 'abc'"},
+            {{"--size", "10x10"}, "--size expects WxH with W and H >= 16, e.g. 1280x720, got '10x10'"},
+        };
+        for (const auto& c : cases) {
+            p.start(binary, c.args);
+            QVERIFY(p.waitForFinished(30000));
+            const QString err = QString::fromLocal8Bit(p.readAllStandardError()).trimmed();
+            QVERIFY2(p.exitCode() == 2 && err == "octofluid: " + c.message,
+                     qPrintable(c.args.join(' ') + " -> " + QString::number(p.exitCode()) + ": " + err));
+        }
+        // Valid values get as far as the display check.
+        p.start(binary, {"--timeout", "60", "--screenshot", "x.png"});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY(QString::fromLocal8Bit(p.readAllStandardError()).contains("no display"));
+    }
+
     void unwritableFolderIsRefusedAndSimulationKeepsRunning() {
         QTemporaryDir dir;
         QFile blocker(dir.filePath("not-a-folder"));

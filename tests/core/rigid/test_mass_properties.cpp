@@ -3,6 +3,7 @@
 #include "rigid/MeshProperties.h"
 #include "rigid/RigidBody.h"
 #include "rigid/ShapeMeshes.h"
+#include "rigid/TriangleBvh.h"
 
 #include <Eigen/Eigenvalues>
 #include <QtTest>
@@ -169,6 +170,44 @@ private slots:
         QVERIFY(near(shape->volume, 1.0 / 6.0, 1e-5));
         QVERIFY((shape->meshOffset - Vec3f::Constant(0.25f)).norm() < 1e-6f);
     }
+    void selfIntersectingMeshIsRefused() {
+        // Issue 30: a body mesh whose surface crosses itself was accepted (its volume, inertia and
+        // inside test are meaningless). Two closed boxes in one mesh, overlapping: refused; apart,
+        // or one box, or the armadillo: accepted.
+        auto twoBoxes = [](const Vec3f& shift) {
+            TriangleMesh m = makeBoxMesh(Vec3f::Constant(0.05f));
+            const TriangleMesh b = makeBoxMesh(Vec3f::Constant(0.05f));
+            const uint32_t base = uint32_t(m.vertices.size());
+            for (const Vec3f& v : b.vertices)
+                m.vertices.push_back(v + shift);
+            for (const auto& t : b.triangles)
+                m.triangles.push_back({t[0] + base, t[1] + base, t[2] + base});
+            m.normals.clear();
+            return m;
+        };
+        TriangleMesh crossing = twoBoxes(Vec3f(0.05f, 0.03f, 0.02f));
+        try {
+            validateSolidMesh(crossing, "two-boxes.obj");
+            QFAIL("overlapping boxes accepted");
+        } catch (const InvalidMeshError& e) {
+            qInfo("%s", e.what());
+            QVERIFY2(std::string(e.what()).rfind(
+                         "two-boxes.obj: mesh intersects itself: an edge of triangle ", 0) == 0,
+                     e.what());
+        }
+        TriangleMesh apart = twoBoxes(Vec3f(0.2f, 0.0f, 0.0f));
+        validateSolidMesh(apart, "apart"); // two shells that do not cross are a valid solid
+        TriangleMesh one = makeBoxMesh(Vec3f::Constant(0.05f));
+        QVERIFY(!TriangleBvh(one).findSelfIntersection(one));
+        const TriangleMesh crossing2 = twoBoxes(Vec3f(0.05f, 0.03f, 0.02f));
+        const auto c = TriangleBvh(crossing2).findSelfIntersection(crossing2);
+        QVERIFY(c.has_value());
+        // The crossing point lies on both boxes' surfaces: within the overlap of their bounds.
+        QVERIFY2((c->point.array() >= Vec3f(0.0f, -0.02f, -0.03f).array() - 1e-5f).all() &&
+                     (c->point.array() <= Vec3f(0.05f, 0.05f, 0.05f).array() + 1e-5f).all(),
+                 qPrintable(QString("%1 %2 %3").arg(c->point.x()).arg(c->point.y()).arg(c->point.z())));
+    }
+
     void armadillo() {
         TriangleMesh m = readObj(std::string(OCTO_MESH_DIR) + "/armadillo.obj");
         validateSolidMesh(m, "armadillo");

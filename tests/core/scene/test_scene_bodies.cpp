@@ -176,6 +176,39 @@ private slots:
         }
     }
 
+    void bodyLargerThanTheContainerIsRefusedBeforeSampling() {
+        // Issue 30 (fuzz_simulation): a 6 m box in a 1 x 0.6 x 0.6 m container at r = 20 mm was
+        // sampled (15 s) before checkBodyPlacement refused it.
+        BodyDescription d;
+        d.name = "huge";
+        d.shape = BodyDescription::Shape::Box;
+        d.size = Vec3f::Constant(6.0f);
+        const Aabb container(Vec3f::Zero(), Vec3f(1.0f, 0.6f, 0.6f));
+        QElapsedTimer clock;
+        clock.start();
+        try {
+            createBodyShape(d, 0.02f, &container);
+            QFAIL("a 6 m box must not fit a 1 m container");
+        } catch (const SceneError& e) {
+            qInfo("%s", e.what());
+            QVERIFY2(std::string(e.what()) ==
+                         "body 'huge' is larger than the container: it spans 6 x 6 x 6 m as oriented, the "
+                         "container 1 x 0.6 x 0.6 m",
+                     e.what());
+        }
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed()) + " ms"));
+        // The orientation counts: a 0.9 m rod standing up is taller than the 0.6 m container ...
+        d.size = Vec3f(0.1f, 0.9f, 0.1f);
+        QVERIFY_THROWS_EXCEPTION(SceneError, createBodyShape(d, 0.02f, &container));
+        // ... lying along x it fits the 1 m side; turned by 90 degrees about y it lies along z
+        // (0.6 m) and does not.
+        d.size = Vec3f(0.9f, 0.1f, 0.1f);
+        QVERIFY(createBodyShape(d, 0.02f, &container) != nullptr);
+        d.orientation = Quatf(Eigen::AngleAxisf(float(M_PI / 2), Vec3f::UnitY())); // x -> z
+        QVERIFY_THROWS_EXCEPTION(SceneError, createBodyShape(d, 0.02f, &container));
+        QVERIFY(createBodyShape(d, 0.02f) != nullptr); // without a container: no check
+    }
+
     void fluidMeshSamplesInterior() {
         FluidMesh f;
         f.meshPath = resolveMeshPath("armadillo.obj", "");
