@@ -649,29 +649,28 @@ QString ViewportWidget::speedText() const {
     return "fast motion " + factor;
 }
 
-void ViewportWidget::paintLegend(QPainter& painter, QSize size, const FrameSnapshot* f,
-                                 const render::SceneRenderer& renderer) const {
-    if (!f)
-        return;
-    const QFontMetrics fm(painter.font());
-    // Each block: title plus either a gradient (from, to labels) or labelled swatches.
-    struct Block {
-        QString title;
-        std::function<glm::vec3(float)> ramp;
-        QString from, to;
-        std::vector<std::pair<QColor, QString>> swatches;
-    };
-    std::vector<Block> blocks;
-    const bool surfaceOnly = !settings_.showParticles && settings_.highlightSurface;
-    if (settings_.showParticles) {
-        switch (settings_.colorMode) {
+namespace {
+/// One block of the legend: a title and either a gradient (from, to labels) or labelled swatches.
+struct LegendBlock {
+    QString title;
+    std::function<glm::vec3(float)> ramp;
+    QString from, to;
+    std::vector<std::pair<QColor, QString>> swatches;
+};
+
+/// What the particle colours mean (colour mode, surface highlight).
+std::vector<LegendBlock> particleLegend(const render::RenderSettings& settings) {
+    std::vector<LegendBlock> blocks;
+    const bool surfaceOnly = !settings.showParticles && settings.highlightSurface;
+    if (settings.showParticles) {
+        switch (settings.colorMode) {
         case render::ColorMode::Uniform:
             break;
         case render::ColorMode::Velocity:
             blocks.push_back({"Particle speed |v|",
                               render::waterRamp,
                               "0",
-                              QString("%1 m/s").arg(settings_.velocityMax, 0, 'g', 3),
+                              QString("%1 m/s").arg(settings.velocityMax, 0, 'g', 3),
                               {}});
             break;
         case render::ColorMode::Density:
@@ -695,50 +694,65 @@ void ViewportWidget::paintLegend(QPainter& painter, QSize size, const FrameSnaps
             break;
         }
     }
-    if (settings_.highlightSurface)
+    if (settings.highlightSurface)
         blocks.push_back({surfaceOnly ? "Surface particles alone" : "Highlight",
                           {},
                           {},
                           {},
                           {{qcolor(render::surfaceHighlightColor()), "surface particle"}}});
-    if (settings_.showOctree() && !f->octreeNodes.empty()) {
-        const auto [lo, hi] = renderer.octreeDepthRange();
-        Block b{"Octree depth (leaf edge)", {}, {}, {}, {}};
-        std::vector<float> edges(size_t(hi - lo + 1), 0.0f);
-        int known = -1;
-        for (const OctreeNodeBox& n : f->octreeNodes)
-            if (n.depth >= lo && n.depth <= hi && edges[n.depth - lo] == 0.0f) {
-                edges[n.depth - lo] = n.edge;
-                known = n.depth;
-            }
-        // A depth without a stored node in this frame (showed "0 mm") still has its edge: each level
-        // halves the one above.
-        for (int d = lo; d <= hi && known >= 0; ++d)
-            if (edges[d - lo] == 0.0f)
-                edges[d - lo] = std::ldexp(edges[known - lo], known - d);
-        for (int d = lo; d <= hi; ++d) {
-            const bool shown = d >= settings_.octreeMinDepth && d <= settings_.octreeMaxDepth;
-            const float edge = edges[d - lo];
-            const QString length = edge >= 1.0f ? QString("%1 m").arg(edge, 0, 'g', 3)
-                                                : QString("%1 mm").arg(edge * 1000.0f, 0, 'g', 3);
-            b.swatches.push_back({qcolor(render::octreeDepthColor(d, lo, hi), shown ? 255 : 70),
-                                  QString("%1  (%2)%3").arg(d).arg(length).arg(shown ? "" : "  hidden")});
+    return blocks;
+}
+
+/// The octree's depths with their leaf edges, and which node classes are drawn.
+LegendBlock octreeLegend(const render::RenderSettings& settings, const FrameSnapshot& f,
+                         const render::SceneRenderer& renderer) {
+    const auto [lo, hi] = renderer.octreeDepthRange();
+    LegendBlock b{"Octree depth (leaf edge)", {}, {}, {}, {}};
+    std::vector<float> edges(size_t(hi - lo + 1), 0.0f);
+    int known = -1;
+    for (const OctreeNodeBox& n : f.octreeNodes)
+        if (n.depth >= lo && n.depth <= hi && edges[n.depth - lo] == 0.0f) {
+            edges[n.depth - lo] = n.edge;
+            known = n.depth;
         }
-        QStringList classes;
-        if (settings_.octreeSurface)
-            classes << "surface (bright)";
-        if (settings_.octreeInterior)
-            classes << "interior";
-        if (settings_.octreeExterior)
-            classes << "exterior (faint)";
-        b.swatches.push_back({QColor(0, 0, 0, 0), classes.join(", ")});
-        blocks.push_back(b);
+    // A depth without a stored node in this frame (showed "0 mm") still has its edge: each level
+    // halves the one above.
+    for (int d = lo; d <= hi && known >= 0; ++d)
+        if (edges[d - lo] == 0.0f)
+            edges[d - lo] = std::ldexp(edges[known - lo], known - d);
+    for (int d = lo; d <= hi; ++d) {
+        const bool shown = d >= settings.octreeMinDepth && d <= settings.octreeMaxDepth;
+        const float edge = edges[d - lo];
+        const QString length = edge >= 1.0f ? QString("%1 m").arg(edge, 0, 'g', 3)
+                                            : QString("%1 mm").arg(edge * 1000.0f, 0, 'g', 3);
+        b.swatches.push_back({qcolor(render::octreeDepthColor(d, lo, hi), shown ? 255 : 70),
+                              QString("%1  (%2)%3").arg(d).arg(length).arg(shown ? "" : "  hidden")});
     }
+    QStringList classes;
+    if (settings.octreeSurface)
+        classes << "surface (bright)";
+    if (settings.octreeInterior)
+        classes << "interior";
+    if (settings.octreeExterior)
+        classes << "exterior (faint)";
+    b.swatches.push_back({QColor(0, 0, 0, 0), classes.join(", ")});
+    return b;
+}
+} // namespace
+
+void ViewportWidget::paintLegend(QPainter& painter, QSize size, const FrameSnapshot* f,
+                                 const render::SceneRenderer& renderer) const {
+    if (!f)
+        return;
+    const QFontMetrics fm(painter.font());
+    std::vector<LegendBlock> blocks = particleLegend(settings_);
+    if (settings_.showOctree() && !f->octreeNodes.empty())
+        blocks.push_back(octreeLegend(settings_, *f, renderer));
     if (blocks.empty())
         return;
     const int line = fm.height() + 3, barW = 170;
     int height = 8, width = barW + 16;
-    for (const Block& b : blocks) {
+    for (const LegendBlock& b : blocks) {
         height += line + (b.ramp ? 14 + line : int(b.swatches.size()) * line) + 6;
         width = std::max(width, fm.horizontalAdvance(b.title) + 16);
         for (const auto& [c, text] : b.swatches)
@@ -747,7 +761,7 @@ void ViewportWidget::paintLegend(QPainter& painter, QSize size, const FrameSnaps
     QRectF panel(8, size.height() - height - 8, width, height);
     plate(painter, panel);
     qreal y = panel.top() + 6;
-    for (const Block& b : blocks) {
+    for (const LegendBlock& b : blocks) {
         painter.setPen(QColor(235, 238, 245));
         painter.drawText(QPointF(panel.left() + 8, y + fm.ascent()), b.title);
         y += line;
