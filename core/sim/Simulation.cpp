@@ -32,8 +32,8 @@ void Simulation::Impl::build() {
     solver = std::make_unique<PcisphSolver>(config(), boundary);
     solver->setBoundaryMotion([this](float dt) { bodies.coupling().pushKinematicVelocities(dt); });
     const int layers = params.geti("boundaryLayers");
-    walls = boundary.addObject(sampleBoxWalls(scene.container, 2.0f * r, layers), true,
-                               planarWallPsiScale(4.0f * r, 2.0f * r, layers));
+    const int walls = boundary.addObject(sampleBoxWalls(scene.container, 2.0f * r, layers), true,
+                                         planarWallPsiScale(4.0f * r, 2.0f * r, layers));
     boundary.setWall(walls); // the pressure extrapolated from the fluid (PcisphSolver)
     // Rigid bodies: boundary objects after the walls; fluid inside them is removed.
     bodies.configure(scene.container, config().gravity, r, params.getf("restDensity"));
@@ -218,9 +218,6 @@ PcisphSolver& Simulation::solver() {
 BoundaryModel& Simulation::boundary() {
     return impl_->boundary;
 }
-int Simulation::wallObject() const {
-    return impl_->walls;
-}
 
 size_t Simulation::nonFiniteCount() const {
     const FluidState& st = impl_->solver->state();
@@ -281,10 +278,6 @@ void Simulation::setSurfaceDiagnostics(bool on) {
 
 void Simulation::setSurfacePipelined(bool pipelined) {
     impl_->surface.setPipelined(pipelined);
-}
-
-bool Simulation::surfacePipelined() const {
-    return impl_->surface.pipelined();
 }
 
 uint64_t Simulation::surfaceBuilds() const {

@@ -26,7 +26,6 @@ struct Simulation::Impl {
     SimulationBodies bodies{boundary};
     std::vector<BodyDescription> sceneBodies;
     std::unique_ptr<PcisphSolver> solver;
-    int walls = -1;
     uint64_t steps = 0;
     size_t escapedTotal = 0; // escapes through the walls since the last reset
     StepStats last;

@@ -38,7 +38,6 @@ public:
     void addPhysicsMs(double ms) { framePhysicsMs_ += ms; }
     void setDiagnostics(bool on) { diagnostics_ = on; }
     void setPipelined(bool pipelined);
-    bool pipelined() const { return pipelined_; }
     uint64_t builds() const { return builds_; }
     void wait() { stage_.wait(); }
     /// The last rebuild's failure (empty: none).
