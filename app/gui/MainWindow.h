@@ -49,7 +49,6 @@ public:
     SimulationWorker* worker() const { return worker_; }
     FrameRecorder* recorder() const { return recorder_; }
     ParameterPanel* parameterPanel(const QString& group) const;
-    OverlayPanel* overlayPanel() const { return overlayPanel_; }
     StatsPanel* statsPanel() const { return statsPanel_; }
     void setRenderSettings(const render::RenderSettings& settings);
     /// Repaint on every poll tick even without a new frame (GUI frame-rate benchmark).
@@ -172,7 +171,6 @@ private:
     QAction *actPlay_ = nullptr, *actStep_ = nullptr, *actReset_ = nullptr;
     QAction *actSurfaceOverlay_ = nullptr, *actOctreeOverlay_ = nullptr, *actMeshOverlay_ = nullptr;
     QAction *actParticlesOverlay_ = nullptr, *actBoundaryOverlay_ = nullptr, *actDiagnostic_ = nullptr;
-    std::vector<QAction*> toolActions_;
     QLabel *fpsLabel_ = nullptr, *stepsLabel_ = nullptr, *countsLabel_ = nullptr, *timeLabel_ = nullptr;
     class QDockWidget *leftDock_ = nullptr, *rightDock_ = nullptr, *parameterDock_ = nullptr;
     QLabel* problemLabel_ = nullptr;

@@ -120,7 +120,6 @@ void MainWindow::buildToolBar(QMenu* simulationMenu) {
         tools->addAction(a);
         simulationMenu->addAction(a);
         connect(a, &QAction::triggered, this, [this, t = tool] { viewport_->setTool(t); });
-        toolActions_.push_back(a);
     }
     bar->addSeparator();
     bar->addAction(actSurfaceOverlay_);
