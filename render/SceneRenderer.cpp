@@ -268,56 +268,57 @@ void SceneRenderer::deleteLines(LineBuffers& b) {
     b = {};
 }
 
+void SceneRenderer::uploadBoundary(const FrameSnapshot& f) {
+    boundaryCount_ = int(f.boundaryPositions.size());
+    glBindBuffer(GL_ARRAY_BUFFER, boundaryPosVbo_);
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(f.boundaryPositions.size() * sizeof(Vec3f)),
+                 f.boundaryPositions.data(), GL_STREAM_DRAW);
+    ++uploads_.boundary;
+}
+
+void SceneRenderer::uploadNewFrame(const RenderSettings& st, const FrameSnapshot& f) {
+    fluidCount_ = int(f.positions.size());
+    ++uploads_.positions; // sent by syncBuffers, in depth order
+    if (st.showBoundary || f.boundaryPositions.empty())
+        uploadBoundary(f);
+    else
+        boundaryCount_ = -1; // stale: uploaded lazily when the toggle goes on
+    // Snapshots come every step, the surface once per frame: upload a mesh only when it is new.
+    if (f.surfaceSerial == 0 || f.surfaceSerial != uploadedSurfaceSerial_) {
+        uploadMesh(surfaceMesh_, f.surfaceMesh);
+        ++uploads_.surfaceMesh;
+        uploadedSurfaceSerial_ = f.surfaceSerial;
+    }
+    // Body shapes never change: upload each shared mesh once, drop the ones gone.
+    std::map<const TriangleMesh*, std::pair<std::shared_ptr<const TriangleMesh>, MeshBuffers>> kept;
+    for (const BodySnapshot& b : f.bodies) {
+        if (!b.mesh)
+            continue;
+        auto it = bodyMeshes_.find(b.mesh.get());
+        if (it != bodyMeshes_.end()) {
+            kept[b.mesh.get()] = it->second;
+            bodyMeshes_.erase(it);
+        } else if (!kept.count(b.mesh.get())) {
+            MeshBuffers mb;
+            uploadMesh(mb, *b.mesh);
+            ++uploads_.bodyMeshes;
+            kept[b.mesh.get()] = {b.mesh, mb};
+        }
+    }
+    for (auto& [key, entry] : bodyMeshes_)
+        deleteMesh(entry.second);
+    bodyMeshes_ = std::move(kept);
+    uploadedFrame_ = &f;
+}
+
 void SceneRenderer::syncBuffers(const RenderSettings& st, const OrbitCamera& camera) {
     const FrameSnapshot* f = frame_.get();
     if (!f)
         return;
-    if (uploadedFrame_ != f) {
-        fluidCount_ = int(f->positions.size());
-        ++uploads_.positions; // sent below, in depth order
-        boundaryCount_ = int(f->boundaryPositions.size());
-        if (st.showBoundary || boundaryCount_ == 0) {
-            glBindBuffer(GL_ARRAY_BUFFER, boundaryPosVbo_);
-            glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(f->boundaryPositions.size() * sizeof(Vec3f)),
-                         f->boundaryPositions.data(), GL_STREAM_DRAW);
-            ++uploads_.boundary;
-        } else {
-            boundaryCount_ = -1; // stale: uploaded lazily when the toggle goes on
-        }
-        // Snapshots come every step, the surface once per frame: upload a mesh only when it is new.
-        if (f->surfaceSerial == 0 || f->surfaceSerial != uploadedSurfaceSerial_) {
-            uploadMesh(surfaceMesh_, f->surfaceMesh);
-            ++uploads_.surfaceMesh;
-            uploadedSurfaceSerial_ = f->surfaceSerial;
-        }
-        // Body shapes never change: upload each shared mesh once, drop the ones gone.
-        std::map<const TriangleMesh*, std::pair<std::shared_ptr<const TriangleMesh>, MeshBuffers>> kept;
-        for (const BodySnapshot& b : f->bodies) {
-            if (!b.mesh)
-                continue;
-            auto it = bodyMeshes_.find(b.mesh.get());
-            if (it != bodyMeshes_.end()) {
-                kept[b.mesh.get()] = it->second;
-                bodyMeshes_.erase(it);
-            } else if (!kept.count(b.mesh.get())) {
-                MeshBuffers mb;
-                uploadMesh(mb, *b.mesh);
-                ++uploads_.bodyMeshes;
-                kept[b.mesh.get()] = {b.mesh, mb};
-            }
-        }
-        for (auto& [key, entry] : bodyMeshes_)
-            deleteMesh(entry.second);
-        bodyMeshes_ = std::move(kept);
-        uploadedFrame_ = f;
-    }
-    if (st.showBoundary && boundaryCount_ < 0) {
-        boundaryCount_ = int(f->boundaryPositions.size());
-        glBindBuffer(GL_ARRAY_BUFFER, boundaryPosVbo_);
-        glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(f->boundaryPositions.size() * sizeof(Vec3f)),
-                     f->boundaryPositions.data(), GL_STREAM_DRAW);
-        ++uploads_.boundary;
-    }
+    if (uploadedFrame_ != f)
+        uploadNewFrame(st, *f);
+    if (st.showBoundary && boundaryCount_ < 0)
+        uploadBoundary(*f);
     const int colorKey = int(st.colorMode) * 2 + (st.highlightSurface ? 1 : 0) +
                          (st.colorMode == ColorMode::Velocity ? int(st.velocityMax * 1000.0f) * 16 : 0);
     const bool colorsStale = uploadedColorsFrame_ != f || uploadedColorKey_ != colorKey;

@@ -80,6 +80,9 @@ private:
     void deleteMesh(MeshBuffers& buffers);
     void deleteLines(LineBuffers& buffers);
     void syncBuffers(const RenderSettings& settings, const OrbitCamera& camera);
+    /// A new snapshot: counts, the boundary (if shown), the surface mesh if new, body meshes.
+    void uploadNewFrame(const RenderSettings& settings, const FrameSnapshot& frame);
+    void uploadBoundary(const FrameSnapshot& frame);
     void uploadSortedParticles(const FrameSnapshot& frame, const glm::vec3& eye, const glm::vec3& forward,
                                bool surfaceOnly);
     void drawParticles(unsigned vao, int count, const glm::mat4& view, const glm::mat4& proj, float radius,

@@ -1,7 +1,6 @@
 // The adapter from the worker's SimulationModel interface to the core octo::Simulation facade.
 // The only file of the app that calls the solver.
 #include "SimulationModel.h"
-#include "SyntheticModel.h"
 
 #include "io/MeshWriter.h"
 
@@ -12,6 +11,8 @@
 #include "rigid/RigidBodySystem.h"
 #include "scene/SceneLibrary.h"
 #include "sim/Simulation.h"
+
+#include "ScenePresets.h" // after the core: Qt's emit macro breaks oneTBB's headers
 
 namespace octo::app {
 
@@ -99,18 +100,7 @@ private:
 ModelFactory defaultModelFactory() {
     return [](const std::string& scene,
               const std::vector<std::string>& overrides) -> std::unique_ptr<SimulationModel> {
-        if (scene == "synthetic") {
-            auto model = std::make_unique<SyntheticModel>(24);
-            model->setStepDelayMs(5); // a stand-in, not a benchmark: do not spin a core
-            for (const auto& o : overrides) {
-                ParameterSet probe; // validates name=value with the same messages as the core
-                probe.parseAssignment(o);
-                const auto eq = o.find('=');
-                model->setParameter(o.substr(0, eq), probe.get(o.substr(0, eq)));
-            }
-            return model;
-        }
-        const bool isFile = scene.size() > 5 && scene.substr(scene.size() - 5) == ".json";
+        const bool isFile = isSceneFile(scene);
         auto sim = isFile ? Simulation::fromSceneFile(scene, overrides)
                           : Simulation::fromSceneName(scene, overrides);
         if (!sim)

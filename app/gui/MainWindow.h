@@ -3,7 +3,11 @@
 // overlays, statistics, scene choice with resolution presets, bodies (BodiesDock), recording
 // (RecordingDock); menus, toolbar, status bar; the scripted capture runs in ScriptedCapture.
 // Talks to the SimulationWorker only through commands and polls its published frames.
+// One class, one file per job: MainWindow.cpp (wiring, frames, problems, session),
+// MainWindowMenus.cpp (menus, toolbar, view toggles), MainWindowDocks.cpp (docks, status bar,
+// layout), MainWindowScenes.cpp (scene loading, presets, saved parameters, scene errors).
 #include "FrameRecorder.h"
+#include "ScenePresets.h"
 #include "SimulationWorker.h"
 #include "ViewportWidget.h"
 
@@ -14,12 +18,8 @@ class QAction;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
-class QLineEdit;
-class QListWidget;
-class QProgressBar;
+class QMenu;
 class QPushButton;
-class QSpinBox;
-class QCheckBox;
 class QTimer;
 
 namespace octo::app {
@@ -27,14 +27,6 @@ namespace octo::app {
 class OverlayPanel;
 class ParameterPanel;
 class StatsPanel;
-
-/// Resolution of built-in scenes and scene files (Scene dock). The CLI always uses the file's.
-enum class ResolutionPreset {
-    Interactive = 0, ///< at most ~9 k particles: live on 2 cores
-    Paper,           ///< the scene file's own particle radius
-    High,            ///< twice the file's particle count
-    Custom           ///< the radius the user typed (for the scene it was typed for)
-};
 
 struct MainWindowOptions {
     ModelFactory factory;            ///< empty: defaultModelFactory()
@@ -57,7 +49,6 @@ public:
     SimulationWorker* worker() const { return worker_; }
     FrameRecorder* recorder() const { return recorder_; }
     ParameterPanel* parameterPanel(const QString& group) const;
-    OverlayPanel* overlayPanel() const { return overlayPanel_; }
     StatsPanel* statsPanel() const { return statsPanel_; }
     void setRenderSettings(const render::RenderSettings& settings);
     /// Repaint on every poll tick even without a new frame (GUI frame-rate benchmark).
@@ -120,21 +111,40 @@ protected:
     void showEvent(QShowEvent* e) override;
 
 private:
-    void buildActions();
-    void buildHelpMenu();
-    void buildDocks();
-    QWidget* buildSceneDock();
-    void buildStatusBar();
+    // MainWindow.cpp
+    void buildCentralWidget();
+    void connectWorker();
+    void connectViewport();
+    void restoreSession();
+    void saveSession();
     void poll();
     void present(const PublishedFramePtr& frame);
+    void presentScene(const PublishedFrame& frame);
+    void presentCounts(const PublishedFrame& frame);
     void showProblem(const QString& message, bool offerReset = false);
     void showNotice(const QString& message, int ms = 10000);
     void clearProblem();
+    // MainWindowMenus.cpp
+    void buildActions();
+    void buildFileMenu();
+    QMenu* buildSimulationMenu();
+    void buildViewMenu();
+    void buildToolBar(QMenu* simulationMenu);
+    void buildHelpMenu();
+    void syncViewActions();
+    void exportCurrent(bool mesh);
+    // MainWindowDocks.cpp
+    void buildDocks();
+    QWidget* buildSceneDock();
+    void buildStatusBar();
+    // MainWindowScenes.cpp
+    void openSceneDialog();
+    void onWorkerError(const QString& message);
+    void selectSceneInCombo(const std::string& scene);
     void onParameterEdited(const QString& name, double value);
+    void warnAboutLeafSize(double leafSize);
     void postLoad(const std::string& scene, const std::vector<std::string>& overrides);
     void applySavedParameters(double radius);
-    void exportCurrent(bool mesh);
-    void syncViewActions();
     void syncParameterWidgets(const PublishedFrame& frame);
 
     MainWindowOptions options_;
@@ -161,7 +171,6 @@ private:
     QAction *actPlay_ = nullptr, *actStep_ = nullptr, *actReset_ = nullptr;
     QAction *actSurfaceOverlay_ = nullptr, *actOctreeOverlay_ = nullptr, *actMeshOverlay_ = nullptr;
     QAction *actParticlesOverlay_ = nullptr, *actBoundaryOverlay_ = nullptr, *actDiagnostic_ = nullptr;
-    std::vector<QAction*> toolActions_;
     QLabel *fpsLabel_ = nullptr, *stepsLabel_ = nullptr, *countsLabel_ = nullptr, *timeLabel_ = nullptr;
     class QDockWidget *leftDock_ = nullptr, *rightDock_ = nullptr, *parameterDock_ = nullptr;
     QLabel* problemLabel_ = nullptr;

@@ -18,6 +18,25 @@ OverlayPanel::OverlayPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     auto* form = new QFormLayout;
     layout->addLayout(form);
+    buildLookRows(form);
+    addCheck("showParticles", "Fluid particles", &RenderSettings::showParticles);
+    addCheck("highlightSurface", "Surface particles (alone when fluid particles are off)",
+             &RenderSettings::highlightSurface);
+    addCheck("showMesh", "Surface mesh", &RenderSettings::showMesh);
+    addCheck("showBodies", "Rigid bodies", &RenderSettings::showBodies);
+    addCheck("showBoundary", "Boundary particles", &RenderSettings::showBoundary);
+    addCheck("exactSphereDepth", "Exact sphere depth (slower)", &RenderSettings::exactSphereDepth);
+    addCheck("cutawayWalls", "Cut away front walls", &RenderSettings::cutawayWalls);
+    addCheck("showGrid", "Floor grid", &RenderSettings::showGrid);
+    addCheck("showBox", "Container box", &RenderSettings::showBox);
+    addCheck("showLegend", "Legend", &RenderSettings::showLegend);
+    addCheck("showBodyLabels", "Body labels", &RenderSettings::showBodyLabels);
+    buildOctreeGroup(layout);
+    layout->addStretch(1);
+    refresh();
+}
+
+void OverlayPanel::buildLookRows(QFormLayout* form) {
     shading_ = new QComboBox(this);
     shading_->setObjectName("overlay_shading");
     shading_->addItems({"Water", "Diagnostic (flat)"});
@@ -55,20 +74,9 @@ OverlayPanel::OverlayPanel(QWidget* parent) : QWidget(parent) {
         settings_.particleScale = float(v);
         emit settingsChanged(settings_);
     });
+}
 
-    addCheck("showParticles", "Fluid particles", &RenderSettings::showParticles);
-    addCheck("highlightSurface", "Surface particles (alone when fluid particles are off)",
-             &RenderSettings::highlightSurface);
-    addCheck("showMesh", "Surface mesh", &RenderSettings::showMesh);
-    addCheck("showBodies", "Rigid bodies", &RenderSettings::showBodies);
-    addCheck("showBoundary", "Boundary particles", &RenderSettings::showBoundary);
-    addCheck("exactSphereDepth", "Exact sphere depth (slower)", &RenderSettings::exactSphereDepth);
-    addCheck("cutawayWalls", "Cut away front walls", &RenderSettings::cutawayWalls);
-    addCheck("showGrid", "Floor grid", &RenderSettings::showGrid);
-    addCheck("showBox", "Container box", &RenderSettings::showBox);
-    addCheck("showLegend", "Legend", &RenderSettings::showLegend);
-    addCheck("showBodyLabels", "Body labels", &RenderSettings::showBodyLabels);
-
+void OverlayPanel::buildOctreeGroup(QVBoxLayout* layout) {
     auto* octree = new QGroupBox("Octree nodes", this);
     auto* octreeLayout = new QFormLayout(octree);
     layout->addWidget(octree);
@@ -96,8 +104,6 @@ OverlayPanel::OverlayPanel(QWidget* parent) : QWidget(parent) {
         settings_.octreeMaxDepth = v;
         emit settingsChanged(settings_);
     });
-    layout->addStretch(1);
-    refresh();
 }
 
 QCheckBox* OverlayPanel::addCheck(const QString& name, const QString& label, bool RenderSettings::*field,

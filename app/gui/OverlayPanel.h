@@ -9,7 +9,9 @@ class QCheckBox;
 class QComboBox;
 class QSpinBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLayout;
+class QVBoxLayout;
 
 namespace octo::app {
 
@@ -27,6 +29,8 @@ private:
     QCheckBox* addCheck(const QString& name, const QString& label, bool render::RenderSettings::*field,
                         QLayout* target = nullptr);
     void refresh();
+    void buildLookRows(QFormLayout* form); ///< shading, colour mode, velocity scale, particle size
+    void buildOctreeGroup(QVBoxLayout* layout);
 
     render::RenderSettings settings_;
     std::vector<std::pair<QCheckBox*, bool render::RenderSettings::*>> checks_;

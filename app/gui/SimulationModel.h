@@ -1,6 +1,6 @@
 #pragma once
-// What the worker thread drives: the core Simulation (CoreSimulationModel) or, in tests and
-// before the core links, a synthetic stand-in (SyntheticModel). Keeps the GUI testable without
+// What the worker thread drives: the core Simulation (CoreSimulationModel) or, in tests, a
+// synthetic stand-in (SyntheticModel). Keeps the GUI testable without
 // the solver and isolates the one file that calls octo::Simulation.
 #include "common/Parameters.h"
 #include "sim/FrameSnapshot.h"
@@ -71,8 +71,7 @@ using ModelFactory = std::function<std::unique_ptr<SimulationModel>(
     const std::string& scene, const std::vector<std::string>& overrides)>;
 
 /// The factory the application uses: the core Simulation for a built-in scene name or a scene
-/// file; the name "synthetic" gives the deterministic SyntheticModel (GUI tests only, never offered
-/// as a scene).
+/// file. Tests that want the SyntheticModel pass a factory of their own.
 ModelFactory defaultModelFactory();
 
 /// Built-in scene names (the core SceneLibrary's files), as offered in the Scene dock.

@@ -186,27 +186,7 @@ void SimulationWorker::loop() {
 void SimulationWorker::apply(const WorkerCommand& c) {
     using T = WorkerCommand::Type;
     if (c.type == T::LoadScene) {
-        // Build the new scene before dropping the old one: a failed load keeps the current scene.
-        std::unique_ptr<SimulationModel> next;
-        try {
-            next = factory_(c.text, c.overrides); // throws with the scene's name on failure
-        } catch (const std::exception& e) {
-            if (!model_)
-                lastLoadError_ = e.what();
-            throw;
-        }
-        playing_ = false;
-        model_ = std::move(next);
-        model_->setSurfaceDiagnostics(surfaceDiagnostics_);
-        scene_ = c.text;
-        brokenReported_ = false;
-        lastLoadError_.clear();
-        lastGoodStep_ = 0;
-        lastStepNs_ = 0; // new rate window
-        dragging_ = false;
-        dragSimResponse_ = 0.0;
-        dirty_ = true;
-        emit sceneLoaded(QString::fromStdString(c.text));
+        loadModel(c);
         return;
     }
     if (c.type == T::SurfaceDiagnostics) {
@@ -225,9 +205,40 @@ void SimulationWorker::apply(const WorkerCommand& c) {
         throw std::runtime_error(lastLoadError_.empty() ? "no scene is loaded"
                                                         : "no scene is loaded: " + lastLoadError_);
     }
+    applyToModel(c);
+}
+
+void SimulationWorker::loadModel(const WorkerCommand& c) {
+    // Build the new scene before dropping the old one: a failed load keeps the current scene.
+    std::unique_ptr<SimulationModel> next;
+    try {
+        next = factory_(c.text, c.overrides); // throws with the scene's name on failure
+    } catch (const std::exception& e) {
+        if (!model_)
+            lastLoadError_ = e.what();
+        throw;
+    }
+    playing_ = false;
+    model_ = std::move(next);
+    model_->setSurfaceDiagnostics(surfaceDiagnostics_);
+    scene_ = c.text;
+    brokenReported_ = false;
+    lastLoadError_.clear();
+    lastGoodStep_ = 0;
+    lastStepNs_ = 0; // new rate window
+    dragging_ = false;
+    dragSimResponse_ = 0.0;
+    dirty_ = true;
+    emit sceneLoaded(QString::fromStdString(c.text));
+}
+
+/// Every command that needs a model (one case per command type: the switch is the command table).
+void SimulationWorker::applyToModel(const WorkerCommand& c) {
+    using T = WorkerCommand::Type;
     switch (c.type) {
     case T::LoadScene:
-        break;
+    case T::SurfaceDiagnostics:
+        break; // apply(): they need no model
     case T::Reset:
         model_->reset();
         lastStepNs_ = 0; // new rate window
@@ -235,15 +246,13 @@ void SimulationWorker::apply(const WorkerCommand& c) {
         lastGoodStep_ = 0;
         dirty_ = true;
         break;
-    case T::SetParameter: {
+    case T::SetParameter:
         model_->setParameter(c.text, c.value); // ParameterError names the range
-        const ParameterInfo* info = findParameter(c.text);
         // λmin, L, ... act on the current frame right away even when paused (issue 5, item 4).
-        if (info && info->group == "Surface" && !playing_)
+        if (const ParameterInfo* info = findParameter(c.text); info && info->shapesSurface() && !playing_)
             model_->reconstructNow();
         dirty_ = true;
         break;
-    }
     case T::Play:
         playing_ = true;
         break;
@@ -264,41 +273,15 @@ void SimulationWorker::apply(const WorkerCommand& c) {
     case T::BeginDrag:
     case T::DragTarget:
     case T::EndDrag:
-        if (!model_->supportsDrag()) {
-            if (!dragWarned_)
-                emit errorOccurred("dragging bodies needs Simulation::beginDrag/setDragTarget/endDrag (not "
-                                   "in the core yet)");
-            dragWarned_ = true;
-            break;
-        }
-        if (c.type == T::BeginDrag) {
-            if (c.value > 0.0)
-                model_->setDragResponseTime(c.value); // the Bodies dock's drag stiffness
-            model_->beginDrag(c.id, c.a);
-            dragging_ = true;
-        } else if (c.type == T::DragTarget) {
-            model_->setDragTarget(c.a);
-        } else {
-            model_->endDrag();
-            dragging_ = false;
-        }
-        dirty_ = true;
+        applyDrag(c);
         break;
     case T::Stir:
-        if (!model_->supportsStir()) {
-            if (!dragWarned_)
-                emit errorOccurred("this model has no fluid to stir");
-            dragWarned_ = true;
-            break;
-        }
-        model_->stir(c.a, c.b, float(c.value), c.value2 > 0.0 ? float(c.value2) : 1.0f, c.c);
+        applyStir(c);
         break;
     case T::Reconstruct:
         model_->reconstructNow();
         dirty_ = true;
         break;
-    case T::SurfaceDiagnostics:
-        break; // above: it needs no model
     case T::ExportParticles:
         model_->exportParticles(c.text);
         emit exportFinished(QString::fromStdString(c.text));
@@ -323,6 +306,39 @@ void SimulationWorker::apply(const WorkerCommand& c) {
         emit bodyRemoved(c.id);
         break;
     }
+}
+
+void SimulationWorker::applyDrag(const WorkerCommand& c) {
+    using T = WorkerCommand::Type;
+    if (!model_->supportsDrag()) {
+        if (!dragWarned_)
+            emit errorOccurred("dragging bodies needs Simulation::beginDrag/setDragTarget/endDrag (not "
+                               "in the core yet)");
+        dragWarned_ = true;
+        return;
+    }
+    if (c.type == T::BeginDrag) {
+        if (c.value > 0.0)
+            model_->setDragResponseTime(c.value); // the Bodies dock's drag stiffness
+        model_->beginDrag(c.id, c.a);
+        dragging_ = true;
+    } else if (c.type == T::DragTarget) {
+        model_->setDragTarget(c.a);
+    } else {
+        model_->endDrag();
+        dragging_ = false;
+    }
+    dirty_ = true;
+}
+
+void SimulationWorker::applyStir(const WorkerCommand& c) {
+    if (!model_->supportsStir()) {
+        if (!dragWarned_)
+            emit errorOccurred("this model has no fluid to stir");
+        dragWarned_ = true;
+        return;
+    }
+    model_->stir(c.a, c.b, float(c.value), c.value2 > 0.0 ? float(c.value2) : 1.0f, c.c);
 }
 
 void SimulationWorker::stepModel() {

@@ -152,6 +152,10 @@ protected:
 private:
     void loop();
     void apply(const WorkerCommand& command);
+    void loadModel(const WorkerCommand& command);
+    void applyToModel(const WorkerCommand& command);
+    void applyDrag(const WorkerCommand& command);
+    void applyStir(const WorkerCommand& command);
     void stepModel();
     void publish();
     bool tapFull() const;

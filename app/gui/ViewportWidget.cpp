@@ -118,10 +118,12 @@ void ViewportWidget::paintGL() {
         renderer_.setHighlightedBody(draggedBody());
         renderer_.setExactThickness(!(frame_ && frame_->playing));
         renderer_.render(camera_, settings_, int(width() * dpr), int(height() * dpr));
-        if (qEnvironmentVariableIsSet("OCTO_GL_FINISH"))
-            surface_->context()->functions()->glFinish(); // profiling only
-        if (!qEnvironmentVariableIsSet(
-                "OCTO_NO_OVERLAY")) { // profiling: the 2D marks cost ~a third of a paint
+        // Profiling switches (README, "Environment variables"), read once rather than on every paint.
+        static const bool glFinishAfterScene = qEnvironmentVariableIsSet("OCTO_GL_FINISH");
+        static const bool noOverlay = qEnvironmentVariableIsSet("OCTO_NO_OVERLAY");
+        if (glFinishAfterScene)
+            surface_->context()->functions()->glFinish();
+        if (!noOverlay) { // the 2D marks cost ~a third of a paint under llvmpipe
             QPainter painter(surface_);
             paintOverlay(painter, camera_, size());
         }
@@ -491,11 +493,19 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
     QFont font = painter.font();
     font.setPixelSize(12);
     painter.setFont(font);
-    const QFontMetrics fm(font);
-    const bool onScreen = size == this->size(); // cursor-bound marks only in the live view
     const FrameSnapshot* f = frame_ ? frame_->snapshot.get() : nullptr;
-    const bool playing = frame_ && frame_->playing;
+    paintStatus(painter, size);
+    if (f && settings_.showBodies && settings_.showBodyLabels)
+        paintBodyLabels(painter, cam, size, *f);
+    paintToolMarks(painter, cam, size, f);
+    if (settings_.showLegend)
+        paintLegend(painter, size, f, renderer_);
+}
 
+void ViewportWidget::paintStatus(QPainter& painter, QSize size) const {
+    const QFont font = painter.font();
+    const QFontMetrics fm(font);
+    const bool playing = frame_ && frame_->playing;
     // Play state and tool, top left.
     static const char* toolNames[] = {"Orbit", "Drag body", "Stir"};
     const QString state =
@@ -530,57 +540,61 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
         painter.drawText(r.adjusted(10, 0, -10, 0), Qt::AlignVCenter | Qt::AlignLeft | Qt::TextWordWrap,
                          note);
     }
+}
 
-    // Body labels: name and density, so 0.5 rho0 and 2 rho0 can be told apart.
-    if (f && settings_.showBodies && settings_.showBodyLabels) {
-        // Each body's disc on screen: labels are kept off every body, not only their own.
-        std::vector<std::optional<QPointF>> anchors(f->bodies.size());
-        std::vector<qreal> clearances(f->bodies.size(), 0.0);
-        std::vector<QRectF> placed; // body discs and the labels already drawn
-        const glm::mat4 v = cam.view();
-        const glm::vec3 right(v[0][0], v[1][0], v[2][0]);
-        for (size_t i = 0; i < f->bodies.size(); ++i) {
-            const BodySnapshot& b = f->bodies[i];
-            anchors[i] = toScreen(cam, render::toGlm(b.translation));
-            if (!anchors[i])
-                continue;
-            float bodyRadius = 0.0f;
-            if (b.mesh)
-                for (const Vec3f& p : b.mesh->vertices)
-                    bodyRadius = std::max(bodyRadius, p.norm());
-            const auto rim = toScreen(cam, render::toGlm(b.translation) + bodyRadius * right);
-            clearances[i] = std::min<qreal>(
-                rim ? std::hypot(rim->x() - anchors[i]->x(), rim->y() - anchors[i]->y()) : 0.0, 200.0);
-            const qreal c = 0.7 * clearances[i];
-            placed.push_back(QRectF(anchors[i]->x() - c, anchors[i]->y() - c, 2 * c, 2 * c));
-        }
-        for (size_t i = 0; i < f->bodies.size(); ++i) {
-            const BodySnapshot& b = f->bodies[i];
-            const auto at = anchors[i];
-            if (!at)
-                continue;
-            const QString text = QString("#%1 %2  %3 kg/m\u00B3 (%4 \u03C10)%5")
-                                     .arg(b.id)
-                                     .arg(QString::fromStdString(b.name))
-                                     .arg(b.density, 0, 'f', 0)
-                                     .arg(b.density / std::max(settings_.restDensity, 1e-6f), 0, 'f', 2)
-                                     .arg(b.kinematic ? ", kinematic" : "");
-            const qreal clearance = clearances[i];
-            const PlacedLabel label =
-                placeLabel(*at, QSizeF(fm.horizontalAdvance(text) + 24, fm.height() + 6), size, placed,
-                           std::min<qreal>(clearance, 200.0));
-            const QRectF r = label.rect;
-            placed.push_back(r);
-            plate(painter, r);
-            painter.setBrush(b.kinematic ? QColor(150, 150, 160) : qcolor(render::bodyColor(b.id)));
-            painter.drawEllipse(QRectF(r.left() + 6, r.center().y() - 5, 10, 10));
-            painter.setPen(b.id == draggedBody() ? QColor(255, 240, 150) : QColor(235, 238, 245));
-            painter.drawText(r.adjusted(20, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
-            painter.setPen(QPen(QColor(235, 238, 245, 160), 1));
-            painter.drawLine(*at, label.leaderEnd);
-        }
+void ViewportWidget::paintBodyLabels(QPainter& painter, const render::OrbitCamera& cam, QSize size,
+                                     const FrameSnapshot& f) const {
+    // Name and density, so 0.5 rho0 and 2 rho0 can be told apart.
+    const QFontMetrics fm(painter.font());
+    // Each body's disc on screen: labels are kept off every body, not only their own.
+    std::vector<std::optional<QPointF>> anchors(f.bodies.size());
+    std::vector<qreal> clearances(f.bodies.size(), 0.0);
+    std::vector<QRectF> placed; // body discs and the labels already drawn
+    const glm::mat4 v = cam.view();
+    const glm::vec3 right(v[0][0], v[1][0], v[2][0]);
+    for (size_t i = 0; i < f.bodies.size(); ++i) {
+        const BodySnapshot& b = f.bodies[i];
+        anchors[i] = toScreen(cam, render::toGlm(b.translation));
+        if (!anchors[i])
+            continue;
+        float bodyRadius = 0.0f;
+        if (b.mesh)
+            for (const Vec3f& p : b.mesh->vertices)
+                bodyRadius = std::max(bodyRadius, p.norm());
+        const auto rim = toScreen(cam, render::toGlm(b.translation) + bodyRadius * right);
+        clearances[i] = std::min<qreal>(
+            rim ? std::hypot(rim->x() - anchors[i]->x(), rim->y() - anchors[i]->y()) : 0.0, 200.0);
+        const qreal c = 0.7 * clearances[i];
+        placed.push_back(QRectF(anchors[i]->x() - c, anchors[i]->y() - c, 2 * c, 2 * c));
     }
+    for (size_t i = 0; i < f.bodies.size(); ++i) {
+        const BodySnapshot& b = f.bodies[i];
+        const auto at = anchors[i];
+        if (!at)
+            continue;
+        const QString text = QString("#%1 %2  %3 kg/m\u00B3 (%4 \u03C10)%5")
+                                 .arg(b.id)
+                                 .arg(QString::fromStdString(b.name))
+                                 .arg(b.density, 0, 'f', 0)
+                                 .arg(b.density / std::max(settings_.restDensity, 1e-6f), 0, 'f', 2)
+                                 .arg(b.kinematic ? ", kinematic" : "");
+        const qreal clearance = clearances[i];
+        const PlacedLabel label = placeLabel(*at, QSizeF(fm.horizontalAdvance(text) + 24, fm.height() + 6),
+                                             size, placed, std::min<qreal>(clearance, 200.0));
+        const QRectF r = label.rect;
+        placed.push_back(r);
+        plate(painter, r);
+        painter.setBrush(b.kinematic ? QColor(150, 150, 160) : qcolor(render::bodyColor(b.id)));
+        painter.drawEllipse(QRectF(r.left() + 6, r.center().y() - 5, 10, 10));
+        painter.setPen(b.id == draggedBody() ? QColor(255, 240, 150) : QColor(235, 238, 245));
+        painter.drawText(r.adjusted(20, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
+        painter.setPen(QPen(QColor(235, 238, 245, 160), 1));
+        painter.drawLine(*at, label.leaderEnd);
+    }
+}
 
+void ViewportWidget::paintToolMarks(QPainter& painter, const render::OrbitCamera& cam, QSize size,
+                                    const FrameSnapshot* f) const {
     // Drag: rubber band from the grabbed point to the cursor target.
     if (f && dragger_.active()) {
         for (const BodySnapshot& b : f->bodies) {
@@ -599,7 +613,8 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
             }
         }
     }
-    // Stir: the ring of fluid the cursor pushes, sized at the camera target's depth.
+    // Stir: the ring of fluid the cursor pushes, sized at the camera target's depth (live view only).
+    const bool onScreen = size == this->size();
     if (onScreen && tool_ == Tool::Stir && (stirring_ || hover_)) {
         const QPointF c = stirring_ ? stirPos_ : *hover_;
         const float pixels =
@@ -609,8 +624,6 @@ void ViewportWidget::paintOverlay(QPainter& painter, const render::OrbitCamera& 
         painter.drawEllipse(c, pixels, pixels);
         painter.drawEllipse(c, 2, 2);
     }
-    if (settings_.showLegend)
-        paintLegend(painter, size, f, renderer_);
 }
 
 QString ViewportWidget::overlayNote() const {
@@ -636,29 +649,28 @@ QString ViewportWidget::speedText() const {
     return "fast motion " + factor;
 }
 
-void ViewportWidget::paintLegend(QPainter& painter, QSize size, const FrameSnapshot* f,
-                                 const render::SceneRenderer& renderer) const {
-    if (!f)
-        return;
-    const QFontMetrics fm(painter.font());
-    // Each block: title plus either a gradient (from, to labels) or labelled swatches.
-    struct Block {
-        QString title;
-        std::function<glm::vec3(float)> ramp;
-        QString from, to;
-        std::vector<std::pair<QColor, QString>> swatches;
-    };
-    std::vector<Block> blocks;
-    const bool surfaceOnly = !settings_.showParticles && settings_.highlightSurface;
-    if (settings_.showParticles) {
-        switch (settings_.colorMode) {
+namespace {
+/// One block of the legend: a title and either a gradient (from, to labels) or labelled swatches.
+struct LegendBlock {
+    QString title;
+    std::function<glm::vec3(float)> ramp;
+    QString from, to;
+    std::vector<std::pair<QColor, QString>> swatches;
+};
+
+/// What the particle colours mean (colour mode, surface highlight).
+std::vector<LegendBlock> particleLegend(const render::RenderSettings& settings) {
+    std::vector<LegendBlock> blocks;
+    const bool surfaceOnly = !settings.showParticles && settings.highlightSurface;
+    if (settings.showParticles) {
+        switch (settings.colorMode) {
         case render::ColorMode::Uniform:
             break;
         case render::ColorMode::Velocity:
             blocks.push_back({"Particle speed |v|",
                               render::waterRamp,
                               "0",
-                              QString("%1 m/s").arg(settings_.velocityMax, 0, 'g', 3),
+                              QString("%1 m/s").arg(settings.velocityMax, 0, 'g', 3),
                               {}});
             break;
         case render::ColorMode::Density:
@@ -682,50 +694,65 @@ void ViewportWidget::paintLegend(QPainter& painter, QSize size, const FrameSnaps
             break;
         }
     }
-    if (settings_.highlightSurface)
+    if (settings.highlightSurface)
         blocks.push_back({surfaceOnly ? "Surface particles alone" : "Highlight",
                           {},
                           {},
                           {},
                           {{qcolor(render::surfaceHighlightColor()), "surface particle"}}});
-    if (settings_.showOctree() && !f->octreeNodes.empty()) {
-        const auto [lo, hi] = renderer.octreeDepthRange();
-        Block b{"Octree depth (leaf edge)", {}, {}, {}, {}};
-        std::vector<float> edges(size_t(hi - lo + 1), 0.0f);
-        int known = -1;
-        for (const OctreeNodeBox& n : f->octreeNodes)
-            if (n.depth >= lo && n.depth <= hi && edges[n.depth - lo] == 0.0f) {
-                edges[n.depth - lo] = n.edge;
-                known = n.depth;
-            }
-        // A depth without a stored node in this frame (showed "0 mm") still has its edge: each level
-        // halves the one above.
-        for (int d = lo; d <= hi && known >= 0; ++d)
-            if (edges[d - lo] == 0.0f)
-                edges[d - lo] = std::ldexp(edges[known - lo], known - d);
-        for (int d = lo; d <= hi; ++d) {
-            const bool shown = d >= settings_.octreeMinDepth && d <= settings_.octreeMaxDepth;
-            const float edge = edges[d - lo];
-            const QString length = edge >= 1.0f ? QString("%1 m").arg(edge, 0, 'g', 3)
-                                                : QString("%1 mm").arg(edge * 1000.0f, 0, 'g', 3);
-            b.swatches.push_back({qcolor(render::octreeDepthColor(d, lo, hi), shown ? 255 : 70),
-                                  QString("%1  (%2)%3").arg(d).arg(length).arg(shown ? "" : "  hidden")});
+    return blocks;
+}
+
+/// The octree's depths with their leaf edges, and which node classes are drawn.
+LegendBlock octreeLegend(const render::RenderSettings& settings, const FrameSnapshot& f,
+                         const render::SceneRenderer& renderer) {
+    const auto [lo, hi] = renderer.octreeDepthRange();
+    LegendBlock b{"Octree depth (leaf edge)", {}, {}, {}, {}};
+    std::vector<float> edges(size_t(hi - lo + 1), 0.0f);
+    int known = -1;
+    for (const OctreeNodeBox& n : f.octreeNodes)
+        if (n.depth >= lo && n.depth <= hi && edges[n.depth - lo] == 0.0f) {
+            edges[n.depth - lo] = n.edge;
+            known = n.depth;
         }
-        QStringList classes;
-        if (settings_.octreeSurface)
-            classes << "surface (bright)";
-        if (settings_.octreeInterior)
-            classes << "interior";
-        if (settings_.octreeExterior)
-            classes << "exterior (faint)";
-        b.swatches.push_back({QColor(0, 0, 0, 0), classes.join(", ")});
-        blocks.push_back(b);
+    // A depth without a stored node in this frame (showed "0 mm") still has its edge: each level
+    // halves the one above.
+    for (int d = lo; d <= hi && known >= 0; ++d)
+        if (edges[d - lo] == 0.0f)
+            edges[d - lo] = std::ldexp(edges[known - lo], known - d);
+    for (int d = lo; d <= hi; ++d) {
+        const bool shown = d >= settings.octreeMinDepth && d <= settings.octreeMaxDepth;
+        const float edge = edges[d - lo];
+        const QString length = edge >= 1.0f ? QString("%1 m").arg(edge, 0, 'g', 3)
+                                            : QString("%1 mm").arg(edge * 1000.0f, 0, 'g', 3);
+        b.swatches.push_back({qcolor(render::octreeDepthColor(d, lo, hi), shown ? 255 : 70),
+                              QString("%1  (%2)%3").arg(d).arg(length).arg(shown ? "" : "  hidden")});
     }
+    QStringList classes;
+    if (settings.octreeSurface)
+        classes << "surface (bright)";
+    if (settings.octreeInterior)
+        classes << "interior";
+    if (settings.octreeExterior)
+        classes << "exterior (faint)";
+    b.swatches.push_back({QColor(0, 0, 0, 0), classes.join(", ")});
+    return b;
+}
+} // namespace
+
+void ViewportWidget::paintLegend(QPainter& painter, QSize size, const FrameSnapshot* f,
+                                 const render::SceneRenderer& renderer) const {
+    if (!f)
+        return;
+    const QFontMetrics fm(painter.font());
+    std::vector<LegendBlock> blocks = particleLegend(settings_);
+    if (settings_.showOctree() && !f->octreeNodes.empty())
+        blocks.push_back(octreeLegend(settings_, *f, renderer));
     if (blocks.empty())
         return;
     const int line = fm.height() + 3, barW = 170;
     int height = 8, width = barW + 16;
-    for (const Block& b : blocks) {
+    for (const LegendBlock& b : blocks) {
         height += line + (b.ramp ? 14 + line : int(b.swatches.size()) * line) + 6;
         width = std::max(width, fm.horizontalAdvance(b.title) + 16);
         for (const auto& [c, text] : b.swatches)
@@ -734,7 +761,7 @@ void ViewportWidget::paintLegend(QPainter& painter, QSize size, const FrameSnaps
     QRectF panel(8, size.height() - height - 8, width, height);
     plate(painter, panel);
     qreal y = panel.top() + 6;
-    for (const Block& b : blocks) {
+    for (const LegendBlock& b : blocks) {
         painter.setPen(QColor(235, 238, 245));
         painter.drawText(QPointF(panel.left() + 8, y + fm.ascent()), b.title);
         y += line;

@@ -33,10 +33,8 @@ public:
 
     const render::RenderSettings& settings() const { return settings_; }
     void setSettings(const render::RenderSettings& settings);
-    /// The view camera; code that changes it should call markCameraMoved() (else off-screen
-    /// renders re-frame the domain for their aspect).
-    render::OrbitCamera& camera() { return camera_; }
-    void markCameraMoved() { cameraTouched_ = true; }
+    /// The view camera (moved only by the user's orbit, pan and zoom, and by resetCamera()).
+    const render::OrbitCamera& camera() const { return camera_; }
     void resetCamera();
     void setTool(Tool tool);
     Tool tool() const { return tool_; }
@@ -109,6 +107,11 @@ private:
     QImage renderImage(const QSize& pixels, render::OrbitCamera cam, QSize logical);
     /// Legend, labels, tool/state badge, stir ring, rubber band; `cam` sized to `size` (logical px).
     void paintOverlay(QPainter& painter, const render::OrbitCamera& cam, QSize size) const;
+    void paintStatus(QPainter& painter, QSize size) const;
+    void paintBodyLabels(QPainter& painter, const render::OrbitCamera& cam, QSize size,
+                         const FrameSnapshot& frame) const;
+    void paintToolMarks(QPainter& painter, const render::OrbitCamera& cam, QSize size,
+                        const FrameSnapshot* frame) const;
     void paintLegend(QPainter& painter, QSize size, const FrameSnapshot* f,
                      const render::SceneRenderer& renderer) const;
     void emitStir(float scale = 1.0f, const Vec3f& cursorVelocity = Vec3f::Zero());

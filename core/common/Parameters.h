@@ -21,6 +21,10 @@ struct ParameterInfo {
     double minValue = 0.0, maxValue = 1.0, defaultValue = 0.0;
     bool needsReset = false;          ///< true: the scene must be rebuilt for the change to act
     std::vector<std::string> choices; ///< Kind::Choice: value is the index into choices
+
+    /// A setting of the surface (not of the fluid): an edit rebuilds the surface of the current
+    /// particles, also while paused; the solver never reads it.
+    bool shapesSurface() const { return group == "Surface"; }
 };
 
 class ParameterError : public std::runtime_error {

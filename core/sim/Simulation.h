@@ -136,7 +136,6 @@ public:
     /// physics (one frame of latency, the physics never waits); serial (default): at the end of
     /// the frame, before the next step.
     void setSurfacePipelined(bool pipelined);
-    bool surfacePipelined() const;
     /// Surface builds started since construction (frames, edits, reconstructNow).
     uint64_t surfaceBuilds() const;
     /// Waits for a pipelined surface in progress (tests, benchmarks, exports).
@@ -169,7 +168,6 @@ public:
     /// The solver and the boundary model (walls = object 0), e.g. for rigid-body coupling.
     PcisphSolver& solver();
     BoundaryModel& boundary();
-    int wallObject() const;
 
     // --- rigid bodies (two-way coupled after Akinci 2012; call between steps) ---------------
     /// Adds a body (dynamic or kinematic) at the current time; returns its id (never reused).

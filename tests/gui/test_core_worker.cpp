@@ -173,6 +173,12 @@ private slots:
         QVERIFY(window.worker()->latestFrame()->snapshot->octreeNodes.empty());
     }
 
+    void shippingFactoryRefusesTheTestDouble() {
+        // "synthetic" is the GUI tests' SyntheticModel: the application builds only core scenes.
+        const app::ModelFactory factory = app::defaultModelFactory();
+        QVERIFY_THROWS_EXCEPTION(std::exception, factory("synthetic", {}));
+    }
+
     void screenshotPerScene() {
         // Every built-in scene must load and be captured; the images are artefacts to look at.
         const auto& scenes = app::builtinSceneNames();
