@@ -160,7 +160,7 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
     isoG = 1.0f / R;
     isoAmp = V * kSigma * isoG * isoG * isoG;
     const float knG = 1.0f / (R * s.kn), knAmp = V * kSigma * knG * knG * knG;
-    const float invRc = 1.0f / rc;
+    const float invRc = 1.0f / rc, rc2 = rc * rc;
     const bool surfaceOnly = !surface.empty() && s.smoothSurfaceOnly;
     std::atomic<uint64_t> count{0};
     std::atomic<float> maxShift{0.0f};
@@ -183,23 +183,32 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
             Vec3f sd = Vec3f::Zero(), sdSurface = Vec3f::Zero();
             float sxx = 0, sxy = 0, sxz = 0, syy = 0, syz = 0, szz = 0;
             int neighbours = 0;
-            grid.forEachNeighbor(x, rc, xs, [&](uint32_t j, const Vec3f& xj, float r2) {
-                const float q = std::sqrt(r2) * invRc;
-                const float w = 1.0f - q * q * q;
-                const Vec3f d = xj - x;
-                sw += w;
-                sd += w * d;
-                if (surfaceOnly && surface[j]) {
-                    swSurface += w;
-                    sdSurface += w * d;
+            // The cells overlapping the box of x +- r_c (3-4 per axis), not forEachNeighbor's
+            // ceil(r_c / cell) = 2 cells on each side (5 per axis, ~2.9x the candidates); same
+            // neighbours in the same order, so the same sums.
+            grid.forEachRangeInBox(x.array() - rc, x.array() + rc, [&](uint32_t b, uint32_t e) {
+                for (uint32_t j = b; j < e; ++j) {
+                    const Vec3f d = xs[j] - x;
+                    const float r2 = d.squaredNorm();
+                    if (r2 > rc2)
+                        continue;
+                    const float q = std::sqrt(r2) * invRc;
+                    const float w = 1.0f - q * q * q;
+                    sw += w;
+                    sd += w * d;
+                    if (surfaceOnly && surface[j]) {
+                        swSurface += w;
+                        sdSurface += w * d;
+                    }
+                    sxx += w * d.x() * d.x();
+                    sxy += w * d.x() * d.y();
+                    sxz += w * d.x() * d.z();
+                    syy += w * d.y() * d.y();
+                    syz += w * d.y() * d.z();
+                    szz += w * d.z() * d.z();
+                    ++neighbours;
                 }
-                sxx += w * d.x() * d.x();
-                sxy += w * d.x() * d.y();
-                sxz += w * d.x() * d.z();
-                syy += w * d.y() * d.y();
-                syz += w * d.y() * d.z();
-                szz += w * d.z() * d.z();
-                ++neighbours;
+                return true;
             });
             const float inv = sw > 0.0f ? 1.0f / sw : 0.0f;
             const Vec3f mu = inv * sd; // xw_k - x_k
