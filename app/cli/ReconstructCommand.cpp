@@ -333,7 +333,9 @@ nlohmann::json statsJson(const SurfaceStats& s, const SurfaceSettings& settings)
                           {"tDetectMs", s.tDetectMs},
                           {"tOctreeMs", s.tOctreeMs},
                           {"tDistanceMs", s.tDistanceMs},
+                          {"tAnisotropyMs", s.tAnisotropyMs},
                           {"tMcMs", s.tMcMs},
+                          {"tSmoothMs", s.tSmoothMs},
                           {"tTotalMs", s.tTotalMs},
                           {"peakBytes", s.peakBytes},
                           {"method", surfaceMethodName(settings.method)},
@@ -500,7 +502,9 @@ int run(const Args& args) {
                 total.tDetectMs += s.tDetectMs;
                 total.tOctreeMs += s.tOctreeMs;
                 total.tDistanceMs += s.tDistanceMs;
+                total.tAnisotropyMs += s.tAnisotropyMs;
                 total.tMcMs += s.tMcMs;
+                total.tSmoothMs += s.tSmoothMs;
                 total.tTotalMs += s.tTotalMs;
                 total.peakBytes = std::max(total.peakBytes, s.peakBytes);
                 total.leafSize = s.leafSize;

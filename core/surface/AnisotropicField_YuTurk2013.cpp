@@ -167,6 +167,7 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
     tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1024), [&](const tbb::blocked_range<size_t>& range) {
         uint64_t mine = 0;
         float shiftMax = 0.0f;
+        std::vector<uint32_t>& kept = scratch_.local();
         for (size_t k = range.begin(); k < range.end(); ++k) {
             if (slot[k] < 0)
                 continue; // the isotropic kernel at x_k
@@ -182,34 +183,39 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
             float sw = 0.0f, swSurface = 0.0f;
             Vec3f sd = Vec3f::Zero(), sdSurface = Vec3f::Zero();
             float sxx = 0, sxy = 0, sxz = 0, syy = 0, syz = 0, szz = 0;
-            int neighbours = 0;
             // The cells overlapping the box of x +- r_c (3-4 per axis), not forEachNeighbor's
-            // ceil(r_c / cell) = 2 cells on each side (5 per axis, ~2.9x the candidates); same
-            // neighbours in the same order, so the same sums.
+            // ceil(r_c / cell) = 2 cells on each side (5 per axis, ~2.9x the candidates). The
+            // neighbours are kept first (branch-free), then summed in the same order as before.
+            size_t nk = 0;
             grid.forEachRangeInBox(x.array() - rc, x.array() + rc, [&](uint32_t b, uint32_t e) {
+                if (kept.size() < nk + (e - b))
+                    kept.resize(std::max(2 * kept.size(), nk + (e - b)));
                 for (uint32_t j = b; j < e; ++j) {
-                    const Vec3f d = xs[j] - x;
-                    const float r2 = d.squaredNorm();
-                    if (r2 > rc2)
-                        continue;
-                    const float q = std::sqrt(r2) * invRc;
-                    const float w = 1.0f - q * q * q;
-                    sw += w;
-                    sd += w * d;
-                    if (surfaceOnly && surface[j]) {
-                        swSurface += w;
-                        sdSurface += w * d;
-                    }
-                    sxx += w * d.x() * d.x();
-                    sxy += w * d.x() * d.y();
-                    sxz += w * d.x() * d.z();
-                    syy += w * d.y() * d.y();
-                    syz += w * d.y() * d.z();
-                    szz += w * d.z() * d.z();
-                    ++neighbours;
+                    kept[nk] = j;
+                    nk += (xs[j] - x).squaredNorm() <= rc2 ? 1 : 0;
                 }
                 return true;
             });
+            for (size_t i = 0; i < nk; ++i) {
+                const uint32_t j = kept[i];
+                const Vec3f d = xs[j] - x;
+                const float q = std::sqrt(d.squaredNorm()) * invRc;
+                const float w = 1.0f - q * q * q;
+                sw += w;
+                sd += w * d;
+                if (surfaceOnly) { // adding 0 changes no sum
+                    const float ws = surface[j] ? w : 0.0f;
+                    swSurface += ws;
+                    sdSurface += ws * d;
+                }
+                sxx += w * d.x() * d.x();
+                sxy += w * d.x() * d.y();
+                sxz += w * d.x() * d.z();
+                syy += w * d.y() * d.y();
+                syz += w * d.y() * d.z();
+                szz += w * d.z() * d.z();
+            }
+            const auto neighbours = int(nk);
             const float inv = sw > 0.0f ? 1.0f / sw : 0.0f;
             const Vec3f mu = inv * sd; // xw_k - x_k
             // Eq. 6 over the surface particles only: the mean of all neighbours of a surface

@@ -18,6 +18,8 @@
 #include "common/Types.h"
 #include "sph/NeighborGrid.h"
 
+#include <tbb/enumerable_thread_specific.h>
+
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -74,7 +76,8 @@ private:
     friend struct AnisotropicCandidates;
     AnisotropySettings s_;
     float maxShift_ = 0.0f;
-    std::span<const Vec3f> xs_; // the particles of the last compute
+    std::span<const Vec3f> xs_;                                      // the particles of the last compute
+    tbb::enumerable_thread_specific<std::vector<uint32_t>> scratch_; // compute(): kept neighbours
 };
 
 /// The kernels near one block of corners, relative to a centre, padded to whole SIMD batches with
