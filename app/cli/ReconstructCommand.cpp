@@ -440,7 +440,11 @@ int run(const Args& args) {
         // Isolated: while this thread waits inside the reconstruction's own parallel loops it must
         // not pick up another frame, which would reuse this thread's reconstructor.
         try {
-            tbb::this_task_arena::isolate([&] { rec.reconstruct(data.positions, rho, settings); });
+            std::span<const Vec3f>
+                vel; // interpolated onto the mesh (PLY: vx vy vz speed) when the file has them
+            if (data.velocities.size() == data.positions.size())
+                vel = data.velocities;
+            tbb::this_task_arena::isolate([&] { rec.reconstruct(data.positions, rho, settings, {}, vel); });
         } catch (const std::exception& e) {
             throw std::runtime_error(job.in + ": " + e.what()); // name the frame
         }

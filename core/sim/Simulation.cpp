@@ -134,6 +134,7 @@ struct Simulation::Impl {
         job.generation = generation;
         job.positions = st.positions;
         job.densities = st.densities;
+        job.velocities = st.velocities;
         job.ids = st.ids;
         job.copyMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         return job;

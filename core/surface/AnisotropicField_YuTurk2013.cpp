@@ -95,6 +95,50 @@ inline float total(const F8& v) {
     out[3] = total(near);
 }
 
+// sum of W (1, vx, vy, vz) over the candidates centred within radius, W = (1 - d^2 / radius^2)^3.
+[[gnu::always_inline]] inline void velocitySum(const AnisotropicCandidates& c, size_t m, float ox, float oy,
+                                               float oz, float invR2, const float* vx, const float* vy,
+                                               const float* vz, float* out) {
+    const F8 zero = {}, one = zero + 1.0f;
+    F8 sw = zero, sx = zero, sy = zero, sz = zero;
+    for (size_t j = 0; j < m; j += 8) {
+        F8 dx, dy, dz, w, ux, uy, uz;
+        load8(dx, c.x.data() + j);
+        load8(dy, c.y.data() + j);
+        load8(dz, c.z.data() + j);
+        load8(w, c.amp.data() + j);
+        load8(ux, vx + j);
+        load8(uy, vy + j);
+        load8(uz, vz + j);
+        dx = ox - dx;
+        dy = oy - dy;
+        dz = oz - dz;
+        F8 q = one - (dx * dx + dy * dy + dz * dz) * invR2;
+        q = (F8)((I8)q & (q > zero) & (w > zero)); // padding has amp = 0
+        const F8 k = q * q * q;
+        sw += k;
+        sx += k * ux;
+        sy += k * uy;
+        sz += k * uz;
+    }
+    out[0] = total(sw);
+    out[1] = total(sx);
+    out[2] = total(sy);
+    out[3] = total(sz);
+}
+
+void velocitySumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float oy, float oz, float invR2,
+                         const float* vx, const float* vy, const float* vz, float* out) {
+    velocitySum(c, m, ox, oy, oz, invR2, vx, vy, vz, out);
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] void velocitySumAvx2(const AnisotropicCandidates& c, size_t m, float ox, float oy,
+                                             float oz, float invR2, const float* vx, const float* vy,
+                                             const float* vz, float* out) {
+    velocitySum(c, m, ox, oy, oz, invR2, vx, vy, vz, out);
+}
+#endif
+
 void gradientSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float oy, float oz, float r2,
                          float* out) {
     gradientSum(c, m, ox, oy, oz, r2, out);
@@ -141,6 +185,21 @@ Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offs
     if (near)
         *near = int(g[3] + 0.5f);
     return Vec3f(-6.0f * g[0], -6.0f * g[1], -6.0f * g[2]);
+}
+
+Vec3f kernelWeightedMean(const AnisotropicCandidates& c, const Vec3f& offset, float radius, const float* vx,
+                         const float* vy, const float* vz) {
+    float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (c.count > 0) {
+        const float invR2 = 1.0f / (radius * radius);
+#if defined(__x86_64__) || defined(__i386__)
+        if (kHasAvx2)
+            velocitySumAvx2(c, c.padded(), offset.x(), offset.y(), offset.z(), invR2, vx, vy, vz, s);
+        else
+#endif
+            velocitySumBaseline(c, c.padded(), offset.x(), offset.y(), offset.z(), invR2, vx, vy, vz, s);
+    }
+    return s[0] > 0.0f ? Vec3f(s[1] / s[0], s[2] / s[0], s[3] / s[0]) : Vec3f::Zero();
 }
 
 void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f> xs,

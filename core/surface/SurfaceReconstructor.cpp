@@ -270,18 +270,22 @@ void SurfaceReconstructor::finishMesh() {
     TriangleMesh& mesh = result_.mesh;
     const size_t nv = mesh.vertices.size();
     const bool anisotropic = settings_.field == SurfaceField::Anisotropic;
-    const float R = settings_.kernelRadiusFactor * settings_.particleRadius;
-    const float invR2 = 1.0f / (R * R);
     const bool smooth = anisotropic && settings_.meshSmoothingIterations > 0;
-    if (anisotropic && nv > 0 && (smooth || settings_.computeNormals))
-        vertexFieldPass(smooth, settings_.computeNormals);
+    const bool velocities = !givenVelocities_.empty();
+    mesh.velocities.clear();
+    if (velocities) {
+        grid_.gather(givenVelocities_, vs_); // sorted order, beside xs_
+        mesh.velocities.resize(nv);
+    }
+    if (anisotropic && nv > 0 && (smooth || settings_.computeNormals || velocities))
+        vertexFieldPass(smooth, settings_.computeNormals, velocities);
     if (smooth && nv > 0)
         smoother_.smooth(mesh, vertexWeight_, settings_.meshSmoothingIterations);
-    result_.vertexVelocities.clear();
-    if (givenVelocities_.empty())
+    if (!velocities || anisotropic)
         return;
-    result_.vertexVelocities.resize(nv);
-    const auto order = grid_.order();
+    // The distance field has no kernel lists: W = (1 - d^2 / R^2)^3 over the particles within R.
+    const float R = settings_.kernelRadiusFactor * settings_.particleRadius;
+    const float invR2 = 1.0f / (R * R);
     tbb::parallel_for(tbb::blocked_range<size_t>(0, nv, 1024), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t v = r.begin(); v < r.end(); ++v) {
             float sw = 0.0f;
@@ -290,14 +294,14 @@ void SurfaceReconstructor::finishMesh() {
                 const float q = 1.0f - r2 * invR2;
                 const float w = q * q * q;
                 sw += w;
-                sv += w * givenVelocities_[order[j]];
+                sv += w * vs_[j];
             });
-            result_.vertexVelocities[v] = sw > 0.0f ? Vec3f(sv / sw) : Vec3f::Zero();
+            mesh.velocities[v] = sw > 0.0f ? Vec3f(sv / sw) : Vec3f::Zero();
         }
     });
 }
 
-void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals) {
+void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals, bool velocities) {
     // One pass over the marching-cubes vertices (before smoothing), grouped by cubes of 2L (like the
     // corners' 2x2x2 groups): a group copies the kernels within R + its half diagonal of its centre
     // once, and each vertex sums their gradients in one SIMD pass:
@@ -305,7 +309,10 @@ void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals) {
     //    over which the field's direction barely turns);
     //  - the feature weight of the smoothing (Loeschner et al. 2023): the kernels centred within R
     //    of the vertex. Over bulk fluid a vertex sees ~13 (half a ball of radius 2 d0, minus the gap
-    //    to the surface); near a drop, a filament or a rim only a few, and it is not moved.
+    //    to the surface); near a drop, a filament or a rim only a few, and it is not moved;
+    //  - the velocity: sum W v / sum W over the same kernels centred within R of the vertex,
+    //    W = (1 - d^2 / R^2)^3, v their particles' velocities (at the vertex as marching cubes
+    //    placed it: smoothing moves it by a fraction of L).
     constexpr float kFew = 4.0f, kMany = 10.0f;
     TriangleMesh& mesh = result_.mesh;
     const size_t nv = mesh.vertices.size();
@@ -367,8 +374,26 @@ void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals) {
                 for (size_t k = 0; k < nk; ++k)
                     cand.pushUnchecked(kernels_, kept[k], centre, true);
                 cand.seal();
+                if (velocities) {
+                    const size_t np = cand.padded();
+                    for (std::vector<float>* a : {&scratch.vx, &scratch.vy, &scratch.vz})
+                        if (a->size() < np)
+                            a->resize(std::max(np, 2 * a->size()));
+                    for (size_t k = 0; k < np; ++k) {
+                        const Vec3f u = k < nk ? vs_[kept[k]] : Vec3f::Zero();
+                        scratch.vx[k] = u.x();
+                        scratch.vy[k] = u.y();
+                        scratch.vz[k] = u.z();
+                    }
+                }
                 for (uint32_t k = groupStart_[grp]; k < groupStart_[grp + 1]; ++k) {
                     const uint32_t v = vertexKeys_[k].second;
+                    if (velocities)
+                        mesh.velocities[v] =
+                            kernelWeightedMean(cand, mesh.vertices[v] - centre, R, scratch.vx.data(),
+                                               scratch.vy.data(), scratch.vz.data());
+                    if (!weights && !normals)
+                        continue;
                     int near = 0;
                     const Vec3f grad = anisotropicFieldGradient(cand, mesh.vertices[v] - centre, R, &near);
                     const float len = grad.norm();
@@ -435,7 +460,6 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
     st.particles = n;
     result_.leaves.clear();
     result_.mesh.clear();
-    result_.vertexVelocities.clear();
     result_.lambda.resize(n);
     result_.surfaceFlag.resize(n);
     const float r = settings.particleRadius;
@@ -584,9 +608,9 @@ uint64_t SurfaceReconstructor::workspaceBytes() const {
            (blocks_.capacity() + countBlocks_.capacity()) * sizeof(CellBlock) + field_.bytes() +
            result_.lambda.capacity() * sizeof(float) + result_.surfaceFlag.capacity() +
            result_.leaves.capacity() * sizeof(OctreeLeaf) + kernels_.bytes() + anisotropic_.capacity() +
-           smoother_.bytes() + vertexWeight_.capacity() * sizeof(float) +
-           result_.vertexVelocities.capacity() * sizeof(Vec3f) +
-           vertexKeys_.capacity() * sizeof(vertexKeys_[0]) + groupStart_.capacity() * sizeof(uint32_t) +
+           smoother_.bytes() + vertexWeight_.capacity() * sizeof(float) + vs_.capacity() * sizeof(Vec3f) +
+           m.velocities.capacity() * sizeof(Vec3f) + vertexKeys_.capacity() * sizeof(vertexKeys_[0]) +
+           groupStart_.capacity() * sizeof(uint32_t) +
            (m.vertices.capacity() + m.normals.capacity()) * sizeof(Vec3f) +
            m.triangles.capacity() * sizeof(m.triangles[0]);
 }
