@@ -87,7 +87,7 @@ private:
     MeshSmoother smoother_;
     std::vector<float> vertexWeight_;
     std::vector<std::pair<uint64_t, uint32_t>> vertexKeys_; // vertexFieldPass: (group, vertex), sorted
-    std::vector<uint32_t> groupStart_;
+    std::vector<uint32_t> groupStart_, superStart_;         // vertexFieldPass: groups, 2x2x2 super-groups
     // Per-thread scratch, owned here (not thread_local: TBB workers outlive the object and
     // LeakSanitizer reported the buffers they kept).
     SurfaceDetection_Marrone2010::Workspace detection_;
@@ -97,6 +97,7 @@ private:
         AnisotropicCandidates blockKernels, groupKernels;
         std::vector<uint32_t> slab, row, group; // anisotropic: block kernels near a slab / row / group
         std::vector<float> vx, vy, vz;          // vertexFieldPass: the group kernels' velocities
+        std::vector<float> sx, sy, sz;          // vertexFieldPass: the super-group kernels' centres
     };
     tbb::enumerable_thread_specific<CornerScratch> cornerScratch_;
 };
