@@ -378,7 +378,7 @@ void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals, bool velo
                 const Vec3f lo = groupCentre(0), hi = groupCentre(7);
                 const float margin = 1e-4f * g; // the box holds each group's ball despite rounding
                 const Vec3f klo = lo.array() - (reach + margin), khi = hi.array() + (reach + margin);
-                std::vector<uint32_t>& superKernels = scratch.slab;
+                std::vector<uint32_t>& superKernels = scratch.superKernels;
                 std::vector<float>&sx = scratch.sx, &sy = scratch.sy, &sz = scratch.sz;
                 size_t ns = 0;
                 const float findBox = find + margin;

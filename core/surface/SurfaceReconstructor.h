@@ -97,7 +97,8 @@ private:
         AnisotropicCandidates blockKernels, groupKernels;
         std::vector<uint32_t> slab, row, group; // anisotropic: block kernels near a slab / row / group
         std::vector<float> vx, vy, vz;          // vertexFieldPass: the group kernels' velocities
-        std::vector<float> sx, sy, sz;          // vertexFieldPass: the super-group kernels' centres
+        std::vector<uint32_t> superKernels;     // vertexFieldPass: a super-group's kernels (same size
+        std::vector<float> sx, sy, sz;          // as these, their centres)
     };
     tbb::enumerable_thread_specific<CornerScratch> cornerScratch_;
 };
