@@ -1,6 +1,9 @@
 #include "surface/AnisotropicField_YuTurk2013.h"
 
 #include <Eigen/Eigenvalues>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -160,6 +163,31 @@ float fieldSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float
 }
 const bool kHasAvx2 = __builtin_cpu_supports("avx2");
 #endif
+
+// w_i = 1 - (sqrt(r2_i) / r_c)^3 for i < n (arrays of at least n rounded up to 8): the same
+// operations in the same order as the scalar loop, eight at a time (no FMA: bit-identical).
+void covarianceWeightsBaseline(const float* r2, size_t n, float invRc, float* w) {
+    for (size_t i = 0; i < n; ++i) {
+        const float q = std::sqrt(r2[i]) * invRc;
+        w[i] = 1.0f - q * q * q;
+    }
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] void covarianceWeightsAvx2(const float* r2, size_t n, float invRc, float* w) {
+    const __m256 inv = _mm256_set1_ps(invRc), one = _mm256_set1_ps(1.0f);
+    for (size_t i = 0; i < n; i += 8) {
+        const __m256 q = _mm256_mul_ps(_mm256_sqrt_ps(_mm256_loadu_ps(r2 + i)), inv);
+        _mm256_storeu_ps(w + i, _mm256_sub_ps(one, _mm256_mul_ps(_mm256_mul_ps(q, q), q)));
+    }
+}
+#endif
+void covarianceWeights(const float* r2, size_t n, float invRc, float* w) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return covarianceWeightsAvx2(r2, n, invRc, w);
+#endif
+    covarianceWeightsBaseline(r2, n, invRc, w);
+}
 } // namespace
 
 float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset) {
@@ -226,7 +254,9 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
     tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1024), [&](const tbb::blocked_range<size_t>& range) {
         uint64_t mine = 0;
         float shiftMax = 0.0f;
-        std::vector<uint32_t>& kept = scratch_.local();
+        Scratch& scratch = scratch_.local();
+        std::vector<uint32_t>& kept = scratch.kept;
+        std::vector<float>&r2s = scratch.r2, &ws = scratch.w;
         for (size_t k = range.begin(); k < range.end(); ++k) {
             if (slot[k] < 0)
                 continue; // the isotropic kernel at x_k
@@ -247,19 +277,25 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
             // neighbours are kept first (branch-free), then summed in the same order as before.
             size_t nk = 0;
             grid.forEachRangeInBox(x.array() - rc, x.array() + rc, [&](uint32_t b, uint32_t e) {
-                if (kept.size() < nk + (e - b))
-                    kept.resize(std::max(2 * kept.size(), nk + (e - b)));
+                if (kept.size() < nk + (e - b)) {
+                    const size_t cap = std::max(2 * kept.size(), nk + (e - b));
+                    kept.resize(cap);
+                    r2s.resize(cap + 8);
+                    ws.resize(cap + 8);
+                }
                 for (uint32_t j = b; j < e; ++j) {
+                    const float r2 = (xs[j] - x).squaredNorm();
                     kept[nk] = j;
-                    nk += (xs[j] - x).squaredNorm() <= rc2 ? 1 : 0;
+                    r2s[nk] = r2;
+                    nk += r2 <= rc2 ? 1 : 0;
                 }
                 return true;
             });
+            covarianceWeights(r2s.data(), nk, invRc, ws.data());
             for (size_t i = 0; i < nk; ++i) {
                 const uint32_t j = kept[i];
                 const Vec3f d = xs[j] - x;
-                const float q = std::sqrt(d.squaredNorm()) * invRc;
-                const float w = 1.0f - q * q * q;
+                const float w = ws[i];
                 sw += w;
                 sd += w * d;
                 if (surfaceOnly) { // adding 0 changes no sum

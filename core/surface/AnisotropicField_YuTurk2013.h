@@ -76,8 +76,12 @@ private:
     friend struct AnisotropicCandidates;
     AnisotropySettings s_;
     float maxShift_ = 0.0f;
-    std::span<const Vec3f> xs_;                                      // the particles of the last compute
-    tbb::enumerable_thread_specific<std::vector<uint32_t>> scratch_; // compute(): kept neighbours
+    std::span<const Vec3f> xs_; // the particles of the last compute
+    struct Scratch {            // compute(): the kept neighbours, their squared distances and weights
+        std::vector<uint32_t> kept;
+        std::vector<float> r2, w;
+    };
+    tbb::enumerable_thread_specific<Scratch> scratch_;
 };
 
 /// The kernels near one block of corners, relative to a centre, padded to whole SIMD batches with
