@@ -232,7 +232,8 @@ Vec3f kernelWeightedMean(const AnisotropicCandidates& c, const Vec3f& offset, fl
 
 void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f> xs,
                                  std::span<const uint8_t> anisotropic, std::span<const uint8_t> surface,
-                                 const AnisotropySettings& s) {
+                                 const AnisotropySettings& s,
+                                 const std::function<CovarianceScratch&()>& scratchOfThread) {
     s_ = s;
     const size_t n = xs.size();
     xs_ = xs;
@@ -254,7 +255,7 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
     tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1024), [&](const tbb::blocked_range<size_t>& range) {
         uint64_t mine = 0;
         float shiftMax = 0.0f;
-        Scratch& scratch = scratch_.local();
+        CovarianceScratch& scratch = scratchOfThread();
         std::vector<uint32_t>& kept = scratch.kept;
         std::vector<float>&r2s = scratch.r2, &ws = scratch.w;
         for (size_t k = range.begin(); k < range.end(); ++k) {

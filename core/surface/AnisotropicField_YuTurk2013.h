@@ -18,9 +18,8 @@
 #include "common/Types.h"
 #include "sph/NeighborGrid.h"
 
-#include <tbb/enumerable_thread_specific.h>
-
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -39,15 +38,23 @@ struct AnisotropySettings {
     float shiftLimit = 0.01f;       ///< |xbar_j - x_j| at most this (the particle radius r)
 };
 
+/// compute()'s per-thread buffers: the kept neighbours, their squared distances and weights.
+struct CovarianceScratch {
+    std::vector<uint32_t> kept;
+    std::vector<float> r2, w;
+};
+
 /// The kernels of all particles, in the neighbour grid's sorted order (structure of arrays).
 class AnisotropicKernels {
 public:
     /// xs: sorted positions of grid; anisotropic[k] != 0 selects the particles that get Eq. 4-10
     /// (empty: all). surface[k] != 0 marks the surface particles (empty: none), whose smoothed
     /// centre is the mean of their surface neighbours only (smoothSurfaceOnly). Parallel (TBB);
-    /// capacities are kept between calls.
+    /// capacities are kept between calls. scratch() gives the calling thread's buffers (the caller
+    /// owns them, e.g. in its per-thread scratch, so they live from frame to frame).
     void compute(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const uint8_t> anisotropic,
-                 std::span<const uint8_t> surface, const AnisotropySettings& s);
+                 std::span<const uint8_t> surface, const AnisotropySettings& s,
+                 const std::function<CovarianceScratch&()>& scratch);
     size_t size() const { return slot.size(); }
     /// Kernel j's centre (sorted particle index j).
     Vec3f centre(size_t j) const {
@@ -77,11 +84,6 @@ private:
     AnisotropySettings s_;
     float maxShift_ = 0.0f;
     std::span<const Vec3f> xs_; // the particles of the last compute
-    struct Scratch {            // compute(): the kept neighbours, their squared distances and weights
-        std::vector<uint32_t> kept;
-        std::vector<float> r2, w;
-    };
-    tbb::enumerable_thread_specific<Scratch> scratch_;
 };
 
 /// The kernels near one block of corners, relative to a centre, padded to whole SIMD batches with

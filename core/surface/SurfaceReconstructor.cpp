@@ -592,7 +592,8 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
                 anisotropic_[k] = lambda_[k] <= settings.lambdaMin ? 1 : 0;
         else
             std::fill(anisotropic_.begin(), anisotropic_.end(), uint8_t(1));
-        kernels_.compute(grid_, xs_, anisotropic_, anisotropic_, a);
+        kernels_.compute(grid_, xs_, anisotropic_, anisotropic_, a,
+                         [this]() -> CovarianceScratch& { return cornerScratch_.local().covariance; });
         st.anisotropicParticles = kernels_.anisotropicCount;
         st.tAnisotropyMs = msSince(t2);
         evaluateAnisotropicCorners();

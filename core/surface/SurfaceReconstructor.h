@@ -97,6 +97,7 @@ private:
         AnisotropicCandidates blockKernels, groupKernels;
         std::vector<uint32_t> slab, row, group; // anisotropic: block kernels near a slab / row / group
         std::vector<float> vx, vy, vz;          // vertexFieldPass: the group kernels' velocities
+        CovarianceScratch covariance;           // AnisotropicKernels::compute
         std::vector<uint32_t> superKernels;     // vertexFieldPass: a super-group's kernels (same size
         std::vector<float> sx, sy, sz;          // as these, their centres)
     };
