@@ -333,7 +333,9 @@ nlohmann::json statsJson(const SurfaceStats& s, const SurfaceSettings& settings)
                           {"tDetectMs", s.tDetectMs},
                           {"tOctreeMs", s.tOctreeMs},
                           {"tDistanceMs", s.tDistanceMs},
+                          {"tAnisotropyMs", s.tAnisotropyMs},
                           {"tMcMs", s.tMcMs},
+                          {"tSmoothMs", s.tSmoothMs},
                           {"tTotalMs", s.tTotalMs},
                           {"peakBytes", s.peakBytes},
                           {"method", surfaceMethodName(settings.method)},
@@ -458,7 +460,11 @@ int run(const Args& args) {
         // Isolated: while this thread waits inside the reconstruction's own parallel loops it must
         // not pick up another frame, which would reuse this thread's reconstructor.
         try {
-            tbb::this_task_arena::isolate([&] { rec.reconstruct(data.positions, rho, settings); });
+            std::span<const Vec3f>
+                vel; // interpolated onto the mesh (PLY: vx vy vz speed) when the file has them
+            if (data.velocities.size() == data.positions.size())
+                vel = data.velocities;
+            tbb::this_task_arena::isolate([&] { rec.reconstruct(data.positions, rho, settings, {}, vel); });
         } catch (const std::bad_alloc&) {
             throw outOfMemory("reconstructing the surface of " + std::to_string(data.positions.size()) +
                               " particles");
@@ -523,7 +529,9 @@ int run(const Args& args) {
                 total.tDetectMs += s.tDetectMs;
                 total.tOctreeMs += s.tOctreeMs;
                 total.tDistanceMs += s.tDistanceMs;
+                total.tAnisotropyMs += s.tAnisotropyMs;
                 total.tMcMs += s.tMcMs;
+                total.tSmoothMs += s.tSmoothMs;
                 total.tTotalMs += s.tTotalMs;
                 total.peakBytes = std::max(total.peakBytes, s.peakBytes);
                 total.leafSize = s.leafSize;

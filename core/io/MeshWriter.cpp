@@ -52,6 +52,10 @@ void writeMeshPly(const std::string& path, const TriangleMesh& mesh) {
     PlyElementSpec vertex{"vertex", mesh.vertices.size(), {"float x", "float y", "float z"}};
     if (normals)
         vertex.properties.insert(vertex.properties.end(), {"float nx", "float ny", "float nz"});
+    const bool velocities = mesh.velocities.size() == mesh.vertices.size() && !mesh.velocities.empty();
+    if (velocities)
+        vertex.properties.insert(vertex.properties.end(),
+                                 {"float vx", "float vy", "float vz", "float speed"});
     BinaryPlyWriter w(path, "octofluid surface",
                       {vertex, {"face", mesh.triangles.size(), {"list uchar int vertex_indices"}}});
     for (size_t i = 0; i < mesh.vertices.size(); ++i) {
@@ -60,6 +64,11 @@ void writeMeshPly(const std::string& path, const TriangleMesh& mesh) {
         if (normals)
             for (int a = 0; a < 3; ++a)
                 w.putFloat(mesh.normals[i][a]);
+        if (velocities) {
+            for (int a = 0; a < 3; ++a)
+                w.putFloat(mesh.velocities[i][a]);
+            w.putFloat(mesh.velocities[i].norm());
+        }
         w.endRecord();
     }
     for (const auto& t : mesh.triangles) {

@@ -1,6 +1,7 @@
 #pragma once
 // Triangle mesh output: Wavefront OBJ (v, vn, f with 1-based indices) and binary little-endian
-// PLY (float x y z [nx ny nz], face list uchar/int, through io/PlyWriter). Both keep the mesh
+// PLY (float x y z [nx ny nz] [vx vy vz speed], face list uchar/int, through io/PlyWriter); the
+// vertex velocities and their magnitude (speed) only in PLY. Both keep the mesh
 // welded (shared vertices) and throw std::runtime_error naming the path when a write fails.
 #include "common/TriangleMesh.h"
 

@@ -26,6 +26,7 @@ SurfaceJob SurfaceScheduler::makeJob(const PcisphSolver& solver, uint64_t steps)
     job.generation = generation_;
     job.positions = st.positions;
     job.densities = st.densities;
+    job.velocities = st.velocities;
     job.ids = st.ids;
     job.copyMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return job;

@@ -26,6 +26,8 @@ struct SurfaceJob {
     uint64_t generation = 0; ///< settings / scene generation (results of older ones are dropped)
     std::vector<Vec3f> positions;
     std::vector<float> densities;
+    std::vector<Vec3f>
+        velocities;            ///< empty or one per particle: interpolated onto the mesh (mesh.velocities)
     std::vector<uint32_t> ids; ///< stable particle ids (FluidState::ids)
     SurfaceSettings settings;
     double copyMs = 0.0; ///< copying the frame's particles for the stage (on the physics thread)

@@ -19,6 +19,7 @@
 #include "sph/NeighborGrid.h"
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -37,15 +38,23 @@ struct AnisotropySettings {
     float shiftLimit = 0.01f;       ///< |xbar_j - x_j| at most this (the particle radius r)
 };
 
+/// compute()'s per-thread buffers: the kept neighbours, their squared distances and weights.
+struct CovarianceScratch {
+    std::vector<uint32_t> kept;
+    std::vector<float> r2, w;
+};
+
 /// The kernels of all particles, in the neighbour grid's sorted order (structure of arrays).
 class AnisotropicKernels {
 public:
     /// xs: sorted positions of grid; anisotropic[k] != 0 selects the particles that get Eq. 4-10
     /// (empty: all). surface[k] != 0 marks the surface particles (empty: none), whose smoothed
     /// centre is the mean of their surface neighbours only (smoothSurfaceOnly). Parallel (TBB);
-    /// capacities are kept between calls.
+    /// capacities are kept between calls. scratch() gives the calling thread's buffers (the caller
+    /// owns them, e.g. in its per-thread scratch, so they live from frame to frame).
     void compute(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const uint8_t> anisotropic,
-                 std::span<const uint8_t> surface, const AnisotropySettings& s);
+                 std::span<const uint8_t> surface, const AnisotropySettings& s,
+                 const std::function<CovarianceScratch&()>& scratch);
     size_t size() const { return slot.size(); }
     /// Kernel j's centre (sorted particle index j).
     Vec3f centre(size_t j) const {
@@ -165,5 +174,11 @@ float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset);
 /// kernels centred within radius of the point.
 Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offset, float radius = 0.0f,
                                int* near = nullptr);
+
+/// sum_j W_j v_j / sum_j W_j over the sealed candidates centred within radius of centre + offset,
+/// W = (1 - d^2 / radius^2)^3 (d: distance to the kernel's centre); v_j = (vx, vy, vz)[j], arrays of
+/// at least c.padded() values in the candidates' order. Zero when no kernel is that close.
+Vec3f kernelWeightedMean(const AnisotropicCandidates& c, const Vec3f& offset, float radius, const float* vx,
+                         const float* vy, const float* vz);
 
 } // namespace octo

@@ -270,18 +270,22 @@ void SurfaceReconstructor::finishMesh() {
     TriangleMesh& mesh = result_.mesh;
     const size_t nv = mesh.vertices.size();
     const bool anisotropic = settings_.field == SurfaceField::Anisotropic;
-    const float R = settings_.kernelRadiusFactor * settings_.particleRadius;
-    const float invR2 = 1.0f / (R * R);
     const bool smooth = anisotropic && settings_.meshSmoothingIterations > 0;
-    if (anisotropic && nv > 0 && (smooth || settings_.computeNormals))
-        vertexFieldPass(smooth, settings_.computeNormals);
+    const bool velocities = !givenVelocities_.empty();
+    mesh.velocities.clear();
+    if (velocities) {
+        grid_.gather(givenVelocities_, vs_); // sorted order, beside xs_
+        mesh.velocities.resize(nv);
+    }
+    if (anisotropic && nv > 0 && (smooth || settings_.computeNormals || velocities))
+        vertexFieldPass(smooth, settings_.computeNormals, velocities);
     if (smooth && nv > 0)
         smoother_.smooth(mesh, vertexWeight_, settings_.meshSmoothingIterations);
-    result_.vertexVelocities.clear();
-    if (givenVelocities_.empty())
+    if (!velocities || anisotropic)
         return;
-    result_.vertexVelocities.resize(nv);
-    const auto order = grid_.order();
+    // The distance field has no kernel lists: W = (1 - d^2 / R^2)^3 over the particles within R.
+    const float R = settings_.kernelRadiusFactor * settings_.particleRadius;
+    const float invR2 = 1.0f / (R * R);
     tbb::parallel_for(tbb::blocked_range<size_t>(0, nv, 1024), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t v = r.begin(); v < r.end(); ++v) {
             float sw = 0.0f;
@@ -290,14 +294,14 @@ void SurfaceReconstructor::finishMesh() {
                 const float q = 1.0f - r2 * invR2;
                 const float w = q * q * q;
                 sw += w;
-                sv += w * givenVelocities_[order[j]];
+                sv += w * vs_[j];
             });
-            result_.vertexVelocities[v] = sw > 0.0f ? Vec3f(sv / sw) : Vec3f::Zero();
+            mesh.velocities[v] = sw > 0.0f ? Vec3f(sv / sw) : Vec3f::Zero();
         }
     });
 }
 
-void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals) {
+void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals, bool velocities) {
     // One pass over the marching-cubes vertices (before smoothing), grouped by cubes of 2L (like the
     // corners' 2x2x2 groups): a group copies the kernels within R + its half diagonal of its centre
     // once, and each vertex sums their gradients in one SIMD pass:
@@ -305,29 +309,42 @@ void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals) {
     //    over which the field's direction barely turns);
     //  - the feature weight of the smoothing (Loeschner et al. 2023): the kernels centred within R
     //    of the vertex. Over bulk fluid a vertex sees ~13 (half a ball of radius 2 d0, minus the gap
-    //    to the surface); near a drop, a filament or a rim only a few, and it is not moved.
+    //    to the surface); near a drop, a filament or a rim only a few, and it is not moved;
+    //  - the velocity: sum W v / sum W over the same kernels centred within R of the vertex,
+    //    W = (1 - d^2 / R^2)^3, v their particles' velocities (at the vertex as marching cubes
+    //    placed it: smoothing moves it by a fraction of L).
     constexpr float kFew = 4.0f, kMany = 10.0f;
     TriangleMesh& mesh = result_.mesh;
     const size_t nv = mesh.vertices.size();
     const float g = 2.0f * lattice_.cell, invG = 1.0f / g;
     const float R = kernels_.settings().kernelRadius;
     const Vec3i dims = (lattice_.dims.array() + 3) / 2 + 2; // groups per axis, with a margin
+    const Vec3i superDims = (dims.array() + 1) / 2;         // 2x2x2 groups per super-group
+    // key = super-group (z, y, x major) * 8 + the group's octant in it: the groups of one
+    // super-group are consecutive once sorted.
     vertexKeys_.resize(nv);
     tbb::parallel_for(tbb::blocked_range<size_t>(0, nv, 8192), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t v = r.begin(); v < r.end(); ++v) {
             const Vec3f u = (mesh.vertices[v] - lattice_.origin) * invG;
-            uint64_t key = 0;
-            for (int a = 2; a >= 0; --a)
-                key =
-                    key * uint64_t(dims[a]) + uint64_t(std::clamp(int(std::floor(u[a])) + 1, 0, dims[a] - 1));
-            vertexKeys_[v] = {key, uint32_t(v)};
+            uint64_t key = 0, octant = 0;
+            for (int a = 2; a >= 0; --a) {
+                const int c = std::clamp(int(std::floor(u[a])) + 1, 0, dims[a] - 1);
+                key = key * uint64_t(superDims[a]) + uint64_t(c >> 1);
+                octant = octant * 2 + uint64_t(c & 1);
+            }
+            vertexKeys_[v] = {key * 8 + octant, uint32_t(v)};
         }
     });
     tbb::parallel_sort(vertexKeys_.begin(), vertexKeys_.end());
     groupStart_.clear();
+    superStart_.clear();
     for (size_t k = 0; k < nv; ++k)
-        if (k == 0 || vertexKeys_[k].first != vertexKeys_[k - 1].first)
+        if (k == 0 || vertexKeys_[k].first != vertexKeys_[k - 1].first) {
+            if (k == 0 || (vertexKeys_[k].first >> 3) != (vertexKeys_[k - 1].first >> 3))
+                superStart_.push_back(uint32_t(groupStart_.size()));
             groupStart_.push_back(uint32_t(k));
+        }
+    superStart_.push_back(uint32_t(groupStart_.size()));
     groupStart_.push_back(uint32_t(nv));
     if (normals && mesh.normals.size() != nv)
         mesh.normals.assign(nv, Vec3f::UnitY());
@@ -336,47 +353,105 @@ void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals) {
     const float reach = R + 0.5f * std::sqrt(3.0f) * g * 1.001f, reach2 = reach * reach;
     const float find = reach + kernels_.maxShift();
     tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, groupStart_.size() - 1, 4), [&](const tbb::blocked_range<size_t>& r) {
+        tbb::blocked_range<size_t>(0, superStart_.size() - 1, 2), [&](const tbb::blocked_range<size_t>& r) {
             CornerScratch& scratch = cornerScratch_.local();
             AnisotropicCandidates& cand = scratch.groupKernels;
-            for (size_t grp = r.begin(); grp < r.end(); ++grp) {
-                uint64_t key = vertexKeys_[groupStart_[grp]].first;
-                Vec3f centre;
+            for (size_t sup = r.begin(); sup < r.end(); ++sup) {
+                // The super-group's kernels: those centred within reach of the box of its group
+                // centres, found once in the grid (cells of the box grown by find). A group's
+                // candidates are then filtered from this contiguous list: the same kernels in the
+                // same order (grid cells z, y, x, then sorted index) as a grid search of its own.
+                uint64_t superKey = vertexKeys_[groupStart_[superStart_[sup]]].first >> 3;
+                Vec3i first; // group coordinates of octant 0
                 for (int a = 0; a < 3; ++a) {
-                    const auto c = int64_t(key % uint64_t(dims[a]));
-                    key /= uint64_t(dims[a]);
-                    centre[a] = lattice_.origin[a] + (float(c - 1) + 0.5f) * g;
+                    first[a] = 2 * int(superKey % uint64_t(superDims[a]));
+                    superKey /= uint64_t(superDims[a]);
                 }
-                // The kept indices first (branch-free, 4 bytes per particle seen), then their kernels.
-                std::vector<uint32_t>& kept = scratch.row;
-                size_t nk = 0;
-                grid_.forEachRangeInBox(centre.array() - find, centre.array() + find,
-                                        [&](uint32_t b, uint32_t e) {
-                                            if (kept.size() < nk + (e - b))
-                                                kept.resize(std::max(2 * kept.size(), nk + (e - b)));
-                                            for (uint32_t j = b; j < e; ++j) {
-                                                const Vec3f d = kernels_.centre(j) - centre;
-                                                const float dx = d.x(), dy = d.y(), dz = d.z();
-                                                kept[nk] = j;
-                                                nk += dx * dx + dy * dy + dz * dz <= reach2 ? 1 : 0;
-                                            }
-                                            return true;
-                                        });
-                cand.clear();
-                cand.reserveMore(nk);
-                for (size_t k = 0; k < nk; ++k)
-                    cand.pushUnchecked(kernels_, kept[k], centre, true);
-                cand.seal();
-                for (uint32_t k = groupStart_[grp]; k < groupStart_[grp + 1]; ++k) {
-                    const uint32_t v = vertexKeys_[k].second;
-                    int near = 0;
-                    const Vec3f grad = anisotropicFieldGradient(cand, mesh.vertices[v] - centre, R, &near);
-                    const float len = grad.norm();
-                    if (normals && len > 0.0f && std::isfinite(len))
-                        mesh.normals[v] = -grad / len; // f grows inwards
-                    if (weights) {
-                        const float t = std::clamp((float(near) - kFew) / (kMany - kFew), 0.0f, 1.0f);
-                        vertexWeight_[v] = t * t * (3.0f - 2.0f * t);
+                // A group's centre, as the group's own search would take it.
+                auto groupCentre = [&](uint32_t octant) {
+                    Vec3f c;
+                    for (int a = 0; a < 3; ++a)
+                        c[a] =
+                            lattice_.origin[a] + (float(first[a] + int((octant >> a) & 1u) - 1) + 0.5f) * g;
+                    return c;
+                };
+                const Vec3f lo = groupCentre(0), hi = groupCentre(7);
+                const float margin = 1e-4f * g; // the box holds each group's ball despite rounding
+                const Vec3f klo = lo.array() - (reach + margin), khi = hi.array() + (reach + margin);
+                std::vector<uint32_t>& superKernels = scratch.superKernels;
+                std::vector<float>&sx = scratch.sx, &sy = scratch.sy, &sz = scratch.sz;
+                size_t ns = 0;
+                const float findBox = find + margin;
+                grid_.forEachRangeInBox(
+                    lo.array() - findBox, hi.array() + findBox, [&](uint32_t b, uint32_t e) {
+                        if (superKernels.size() < ns + (e - b)) {
+                            const size_t cap = std::max(2 * superKernels.size(), ns + (e - b));
+                            for (std::vector<float>* a : {&sx, &sy, &sz})
+                                a->resize(cap);
+                            superKernels.resize(cap);
+                        }
+                        for (uint32_t j = b; j < e; ++j) {
+                            const Vec3f c = kernels_.centre(j);
+                            const float x = c.x(), y = c.y(), z = c.z();
+                            superKernels[ns] = j;
+                            sx[ns] = x;
+                            sy[ns] = y;
+                            sz[ns] = z;
+                            ns += (x >= klo.x()) & (x <= khi.x()) & (y >= klo.y()) & (y <= khi.y()) &
+                                          (z >= klo.z()) & (z <= khi.z())
+                                      ? 1
+                                      : 0;
+                        }
+                        return true;
+                    });
+                for (uint32_t grp = superStart_[sup]; grp < superStart_[sup + 1]; ++grp) {
+                    const auto octant = uint32_t(vertexKeys_[groupStart_[grp]].first & 7u);
+                    const Vec3f centre = groupCentre(octant);
+                    // The kept indices first (branch-free), then their kernels.
+                    std::vector<uint32_t>& kept = scratch.row;
+                    if (kept.size() < ns)
+                        kept.resize(ns);
+                    size_t nk = 0;
+                    for (size_t i = 0; i < ns; ++i) {
+                        const float dx = sx[i] - centre.x(), dy = sy[i] - centre.y(), dz = sz[i] - centre.z();
+                        kept[nk] = superKernels[i];
+                        nk += dx * dx + dy * dy + dz * dz <= reach2 ? 1 : 0;
+                    }
+                    cand.clear();
+                    cand.reserveMore(nk);
+                    for (size_t k = 0; k < nk; ++k)
+                        cand.pushUnchecked(kernels_, kept[k], centre, true);
+                    cand.seal();
+                    if (velocities) {
+                        const size_t np = cand.padded();
+                        for (std::vector<float>* a : {&scratch.vx, &scratch.vy, &scratch.vz})
+                            if (a->size() < np)
+                                a->resize(std::max(np, 2 * a->size()));
+                        for (size_t k = 0; k < np; ++k) {
+                            const Vec3f u = k < nk ? vs_[kept[k]] : Vec3f::Zero();
+                            scratch.vx[k] = u.x();
+                            scratch.vy[k] = u.y();
+                            scratch.vz[k] = u.z();
+                        }
+                    }
+                    for (uint32_t k = groupStart_[grp]; k < groupStart_[grp + 1]; ++k) {
+                        const uint32_t v = vertexKeys_[k].second;
+                        if (velocities)
+                            mesh.velocities[v] =
+                                kernelWeightedMean(cand, mesh.vertices[v] - centre, R, scratch.vx.data(),
+                                                   scratch.vy.data(), scratch.vz.data());
+                        if (!weights && !normals)
+                            continue;
+                        int near = 0;
+                        const Vec3f grad =
+                            anisotropicFieldGradient(cand, mesh.vertices[v] - centre, R, &near);
+                        const float len = grad.norm();
+                        if (normals && len > 0.0f && std::isfinite(len))
+                            mesh.normals[v] = -grad / len; // f grows inwards
+                        if (weights) {
+                            const float t = std::clamp((float(near) - kFew) / (kMany - kFew), 0.0f, 1.0f);
+                            vertexWeight_[v] = t * t * (3.0f - 2.0f * t);
+                        }
                     }
                 }
             }
@@ -435,7 +510,6 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
     st.particles = n;
     result_.leaves.clear();
     result_.mesh.clear();
-    result_.vertexVelocities.clear();
     result_.lambda.resize(n);
     result_.surfaceFlag.resize(n);
     const float r = settings.particleRadius;
@@ -518,7 +592,8 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
                 anisotropic_[k] = lambda_[k] <= settings.lambdaMin ? 1 : 0;
         else
             std::fill(anisotropic_.begin(), anisotropic_.end(), uint8_t(1));
-        kernels_.compute(grid_, xs_, anisotropic_, anisotropic_, a);
+        kernels_.compute(grid_, xs_, anisotropic_, anisotropic_, a,
+                         [this]() -> CovarianceScratch& { return cornerScratch_.local().covariance; });
         st.anisotropicParticles = kernels_.anisotropicCount;
         st.tAnisotropyMs = msSince(t2);
         evaluateAnisotropicCorners();
@@ -584,9 +659,9 @@ uint64_t SurfaceReconstructor::workspaceBytes() const {
            (blocks_.capacity() + countBlocks_.capacity()) * sizeof(CellBlock) + field_.bytes() +
            result_.lambda.capacity() * sizeof(float) + result_.surfaceFlag.capacity() +
            result_.leaves.capacity() * sizeof(OctreeLeaf) + kernels_.bytes() + anisotropic_.capacity() +
-           smoother_.bytes() + vertexWeight_.capacity() * sizeof(float) +
-           result_.vertexVelocities.capacity() * sizeof(Vec3f) +
-           vertexKeys_.capacity() * sizeof(vertexKeys_[0]) + groupStart_.capacity() * sizeof(uint32_t) +
+           smoother_.bytes() + vertexWeight_.capacity() * sizeof(float) + vs_.capacity() * sizeof(Vec3f) +
+           m.velocities.capacity() * sizeof(Vec3f) + vertexKeys_.capacity() * sizeof(vertexKeys_[0]) +
+           groupStart_.capacity() * sizeof(uint32_t) +
            (m.vertices.capacity() + m.normals.capacity()) * sizeof(Vec3f) +
            m.triangles.capacity() * sizeof(m.triangles[0]);
 }

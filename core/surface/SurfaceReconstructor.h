@@ -42,7 +42,7 @@ public:
     void reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
                      const SurfaceSettings& settings, std::span<const float> lambda);
     /// Same, with lambda optional (empty: computed) and the particles' velocities (caller's order,
-    /// empty or one per particle): result().vertexVelocities gets them interpolated at the vertices.
+    /// empty or one per particle): result().mesh.velocities gets them interpolated at the vertices.
     void reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
                      const SurfaceSettings& settings, std::span<const float> lambda,
                      std::span<const Vec3f> velocities);
@@ -63,7 +63,7 @@ private:
     void evaluateCorners();
     void evaluateAnisotropicCorners();
     void finishMesh();
-    void vertexFieldPass(bool weights, bool normals);
+    void vertexFieldPass(bool weights, bool normals, bool velocities);
     void buildCells(SurfaceMethod method, std::vector<CellBlock>& blocks, bool forCount);
     uint64_t workspaceBytes() const;
 
@@ -72,6 +72,7 @@ private:
     std::span<const Vec3f> givenVelocities_; // caller's velocities during reconstruct(..., velocities)
     NeighborGrid grid_;
     std::vector<Vec3f> xs_;           // sorted positions
+    std::vector<Vec3f> vs_;           // sorted velocities (when the caller passed them)
     std::vector<float> rho_, lambda_; // sorted order
     std::vector<Vec3f> surfaceXs_;    // surface particles, sorted order
     Lattice lattice_;
@@ -86,7 +87,7 @@ private:
     MeshSmoother smoother_;
     std::vector<float> vertexWeight_;
     std::vector<std::pair<uint64_t, uint32_t>> vertexKeys_; // vertexFieldPass: (group, vertex), sorted
-    std::vector<uint32_t> groupStart_;
+    std::vector<uint32_t> groupStart_, superStart_;         // vertexFieldPass: groups, 2x2x2 super-groups
     // Per-thread scratch, owned here (not thread_local: TBB workers outlive the object and
     // LeakSanitizer reported the buffers they kept).
     SurfaceDetection_Marrone2010::Workspace detection_;
@@ -95,6 +96,10 @@ private:
         DistanceField_Solenthaler2007::Candidates candidates;
         AnisotropicCandidates blockKernels, groupKernels;
         std::vector<uint32_t> slab, row, group; // anisotropic: block kernels near a slab / row / group
+        std::vector<float> vx, vy, vz;          // vertexFieldPass: the group kernels' velocities
+        CovarianceScratch covariance;           // AnisotropicKernels::compute
+        std::vector<uint32_t> superKernels;     // vertexFieldPass: a super-group's kernels (same size
+        std::vector<float> sx, sy, sz;          // as these, their centres)
     };
     tbb::enumerable_thread_specific<CornerScratch> cornerScratch_;
 };

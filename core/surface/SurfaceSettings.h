@@ -126,10 +126,9 @@ struct SurfaceResult {
     std::vector<float> lambda;        ///< per particle, caller's order
     std::vector<uint8_t> surfaceFlag; ///< 1 = surface particle, caller's order
     std::vector<OctreeLeaf> leaves;   ///< octree leaves with class (octree method, storeLeaves)
-    TriangleMesh mesh;                ///< welded, indexed, outward-oriented
-    /// Per mesh vertex: the particles' velocity interpolated at the vertex (kernel-weighted mean of
-    /// the particles within R), when the caller passed velocities; empty otherwise.
-    std::vector<Vec3f> vertexVelocities;
+    /// Welded, indexed, outward-oriented. mesh.velocities: the particles' velocity interpolated at
+    /// each vertex (docs/SURFACE.md) when the caller passed velocities, empty otherwise.
+    TriangleMesh mesh;
     SurfaceStats stats;
 };
 

@@ -1,4 +1,5 @@
-// Mesh writers: OBJ and binary PLY keep the welded indexed mesh (and its normals).
+// Mesh writers: OBJ and binary PLY keep the welded indexed mesh (and its normals; PLY also the
+// vertex velocities and speeds).
 #include "io/MeshWriter.h"
 
 #include <QtTest>
@@ -87,6 +88,39 @@ private slots:
         std::memcpy(idx, last + 1, 12);
         QCOMPARE(idx[0], 1u);
         QCOMPARE(idx[2], 3u);
+    }
+
+    void plyVertexVelocities() {
+        // A mesh with velocities gets float vx vy vz speed after the normals, in every vertex record.
+        const std::string path = outDir() + "/tet_velocity.ply";
+        TriangleMesh m = tetrahedron();
+        for (size_t i = 0; i < m.vertices.size(); ++i)
+            m.velocities.push_back(Vec3f(3.0f, 4.0f, 0.0f) * float(i + 1)); // speed 5 (i + 1)
+        writeMesh(path, m);
+        std::ifstream f(path, std::ios::binary);
+        std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        const auto end = data.find("end_header\n");
+        QVERIFY(end != std::string::npos);
+        const std::string header = data.substr(0, end);
+        const auto nz = header.find("property float nz"), vx = header.find("property float vx"),
+                   speed = header.find("property float speed"), face = header.find("element face");
+        QVERIFY(nz != std::string::npos && vx != std::string::npos && speed != std::string::npos);
+        QVERIFY(nz < vx && vx < speed && speed < face);
+        QCOMPARE(data.size() - (end + 11), size_t(4 * 10 * 4 + 4 * 13));
+        for (size_t i = 0; i < 4; ++i) {
+            float rec[10];
+            std::memcpy(rec, data.data() + end + 11 + i * sizeof rec, sizeof rec);
+            QCOMPARE(rec[6], 3.0f * float(i + 1));
+            QCOMPARE(rec[7], 4.0f * float(i + 1));
+            QCOMPARE(rec[8], 0.0f);
+            QCOMPARE(rec[9], 5.0f * float(i + 1));
+        }
+        // Without velocities (or with a wrong count) the layout is the plain one.
+        m.velocities.pop_back();
+        writeMesh(path, m);
+        std::ifstream g(path, std::ios::binary);
+        const std::string plain((std::istreambuf_iterator<char>(g)), std::istreambuf_iterator<char>());
+        QVERIFY(plain.find("speed") == std::string::npos);
     }
 
     void badPathsThrow() {

@@ -11,6 +11,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace octo;
@@ -134,7 +135,20 @@ private slots:
                 if (pipelined)
                     sim->waitForSurface();
                 // The frame's surface is the one shown from now on.
-                QVERIFY(std::abs(sim->snapshot()->surfaceTime - sim->time()) < 1e-9);
+                const auto shown = sim->snapshot();
+                QVERIFY(std::abs(shown->surfaceTime - sim->time()) < 1e-9);
+                // With the frame's particle velocities interpolated at its vertices: weighted means,
+                // so never faster than the fastest particle, and the falling water moves.
+                const TriangleMesh& mesh = shown->surfaceMesh;
+                QVERIFY(!mesh.empty());
+                QCOMPARE(mesh.velocities.size(), mesh.vertices.size());
+                float fastest = 0.0f, fastestVertex = 0.0f;
+                for (const Vec3f& v : shown->velocities)
+                    fastest = std::max(fastest, v.norm());
+                for (const Vec3f& v : mesh.velocities)
+                    fastestVertex = std::max(fastestVertex, v.norm());
+                QVERIFY(fastestVertex > 0.0f);
+                QVERIFY(fastestVertex <= fastest * (1.0f + 1e-5f));
             }
             QCOMPARE(sim->surfaceBuilds() - builds0, uint64_t(frames));
         }
