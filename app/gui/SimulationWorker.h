@@ -166,6 +166,8 @@ private:
     std::atomic<bool> stop_{false};
     std::atomic<bool> playing_{false};
     std::atomic<int> publishIntervalMs_{15};
+    static constexpr int kIdlePublishMs = 100; // between frame ends, nobody dragging or stirring
+    int64_t lastStirNs_ = 0;                   // worker thread only
 
     std::mutex runMutex_; ///< held by run(); shutdown() takes it after wait() (a join TSan can see)
     mutable std::mutex frameMutex_;
