@@ -9,7 +9,7 @@
 
 #include "io/MeshWriter.h"
 #include "io/ParticleIo.h"
-#include "sph/NeighborGrid.h"
+#include "spatial/NeighborGrid.h"
 #include "surface/SurfaceReconstructor.h"
 
 #include <nlohmann/json.hpp>

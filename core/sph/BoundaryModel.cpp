@@ -1,6 +1,6 @@
 #include "sph/BoundaryModel.h"
 
-#include "sph/CubicSplineKernel.h"
+#include "spatial/CubicSplineKernel.h"
 
 #include <tbb/parallel_for.h>
 

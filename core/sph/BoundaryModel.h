@@ -15,7 +15,7 @@
 // A separate neighbour grid holds the boundary particles; it is rebuilt only when an object
 // moved (setObjectTransform) or objects were added/removed.
 #include "common/Types.h"
-#include "sph/NeighborGrid.h"
+#include "spatial/NeighborGrid.h"
 
 #include <span>
 #include <vector>

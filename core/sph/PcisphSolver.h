@@ -32,12 +32,12 @@
 // Kernel values in the loops come from KernelTable (tabulated over |x|^2: no sqrt per pair).
 #include "common/Parameters.h"
 #include "common/Types.h"
+#include "spatial/CubicSplineKernel.h"
+#include "spatial/KernelTable.h"
+#include "spatial/NeighborGrid.h"
 #include "sph/BoundaryForceBuffer.h"
 #include "sph/BoundaryModel.h"
-#include "sph/CubicSplineKernel.h"
 #include "sph/FluidState.h"
-#include "sph/KernelTable.h"
-#include "sph/NeighborGrid.h"
 #include "sph/SurfaceTension_Akinci2013.h"
 #include "sph/VelocityFilter.h"
 

@@ -32,7 +32,7 @@
 // L(v), L(L(v))), no boundary, no square root; the first keeps V0 W_ij beside the lists (4 bytes
 // per pair) for the other two.
 #include "common/Types.h"
-#include "sph/KernelTable.h"
+#include "spatial/KernelTable.h"
 
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>

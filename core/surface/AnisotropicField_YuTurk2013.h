@@ -16,7 +16,7 @@
 // are made anisotropic: the kernels of the others are the isotropic ones of support R, which is the
 // same as k_n = 1 for an interior neighbourhood, and they contribute only deep inside the fluid.
 #include "common/Types.h"
-#include "sph/NeighborGrid.h"
+#include "spatial/NeighborGrid.h"
 
 #include <cstdint>
 #include <functional>

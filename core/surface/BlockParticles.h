@@ -5,7 +5,7 @@
 // searching the neighbour grid again for every group (the grid's cells are 4r wide, so a group's
 // box query touched 27-64 of them and tested about three times the particles it kept).
 #include "common/Types.h"
-#include "sph/NeighborGrid.h"
+#include "spatial/NeighborGrid.h"
 #include "surface/DistanceField_Solenthaler2007.h"
 
 #include <array>

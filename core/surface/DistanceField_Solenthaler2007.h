@@ -10,7 +10,7 @@
 // Points without a particle within R are outside: phi = +R.
 #include "common/SymmetricEigen3.h"
 #include "common/Types.h"
-#include "sph/NeighborGrid.h"
+#include "spatial/NeighborGrid.h"
 
 #include <algorithm>
 #include <span>

@@ -20,7 +20,7 @@
 // Below the nodes at depth D - 3 (exactly the 8^3-cell blocks of BlockCornerField) the lists are
 // not split further: the block's surface particles mark its surface cells in a bit mask, and the
 // last three levels are read off the mask (blockSubtree).
-#include "sph/NeighborGrid.h"
+#include "spatial/NeighborGrid.h"
 #include "surface/BlockCornerField.h"
 #include "surface/SurfaceSettings.h"
 

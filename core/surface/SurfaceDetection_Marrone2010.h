@@ -14,8 +14,8 @@
 // lambda does not depend on the CPU. lambda_min comes from the closed-form (trigonometric) root
 // of the characteristic cubic in double precision.
 #include "common/Types.h"
-#include "sph/CubicSplineKernel.h"
-#include "sph/NeighborGrid.h"
+#include "spatial/CubicSplineKernel.h"
+#include "spatial/NeighborGrid.h"
 
 #include <memory>
 #include <span>

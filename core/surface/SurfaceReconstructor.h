@@ -9,7 +9,7 @@
 //   rec.reconstruct(positions, densities /* may be empty */, settings);
 //   const SurfaceResult& r = rec.result(); // lambda, surfaceFlag (caller's order), leaves, mesh, stats
 #include "common/Types.h"
-#include "sph/NeighborGrid.h"
+#include "spatial/NeighborGrid.h"
 #include "surface/AnisotropicField_YuTurk2013.h"
 #include "surface/BlockCornerField.h"
 #include "surface/BlockParticles.h"

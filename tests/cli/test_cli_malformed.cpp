@@ -4,7 +4,7 @@
 #include "../core/io/MalformedCorpus.h"
 #include "CliRunner.h"
 #include "io/ParticleIo.h"
-#include "sph/NeighborGrid.h"
+#include "spatial/NeighborGrid.h"
 
 #include <QDir>
 #include <QElapsedTimer>

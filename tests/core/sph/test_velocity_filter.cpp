@@ -3,8 +3,8 @@
 // of a particle-scale zig-zag out in one application, conserves momentum, never adds kinetic energy
 // (also for particles squeezed far closer than at rest), and a resting column of water with it is
 // 2-3x quieter than with the artificial viscosity alone.
+#include "spatial/KernelTable.h"
 #include "sph/BoundaryModel.h"
-#include "sph/KernelTable.h"
 #include "sph/PcisphSolver.h"
 #include "sph/VelocityFilter.h"
 

@@ -2,8 +2,8 @@
 // marching cubes, and the three baselines on the same particles.
 #include "MeshChecks.h"
 #include "common/SymmetricEigen3.h"
-#include "sph/CubicSplineKernel.h"
-#include "sph/NeighborGrid.h"
+#include "spatial/CubicSplineKernel.h"
+#include "spatial/NeighborGrid.h"
 #include "surface/ParticleShapes.h"
 #include "surface/SurfaceReconstructor.h"
 

@@ -1,6 +1,6 @@
 // Cubic spline kernel: normalisation, gradient symmetry, compact support; the solver's table.
-#include "sph/CubicSplineKernel.h"
-#include "sph/KernelTable.h"
+#include "spatial/CubicSplineKernel.h"
+#include "spatial/KernelTable.h"
 
 #include <QtTest>
 #include <cmath>

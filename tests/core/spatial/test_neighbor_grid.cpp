@@ -1,5 +1,5 @@
 // Neighbour search equals brute force, including points on cell boundaries and outside the domain.
-#include "sph/NeighborGrid.h"
+#include "spatial/NeighborGrid.h"
 
 #include <QtTest>
 #include <algorithm>

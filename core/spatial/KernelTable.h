@@ -3,8 +3,8 @@
 // for the solver's inner loops: no square root, no division and no branch per neighbour pair
 // (SPlisHSPlasH tabulates its kernels the same way, over |x|). Linear interpolation between
 // 4096 samples on [0, h^2]; relative error well below the solver's density tolerance
-// (tests/core/sph/test_kernel.cpp checks it against the analytic kernel).
-#include "sph/CubicSplineKernel.h"
+// (tests/core/spatial/test_kernel.cpp checks it against the analytic kernel).
+#include "spatial/CubicSplineKernel.h"
 
 #include <algorithm>
 #include <cmath>

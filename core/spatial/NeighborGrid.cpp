@@ -1,4 +1,4 @@
-#include "sph/NeighborGrid.h"
+#include "spatial/NeighborGrid.h"
 
 #include <tbb/parallel_for.h>
 
