@@ -257,7 +257,15 @@ private:
 } // namespace
 
 // One allocation above the limit is a finding, as libFuzzer's -malloc_limit_mb. new/delete
-// are replaced as a set (malloc/free underneath, so ASan still checks every access).
+// are replaced as a set (malloc/free underneath, so ASan still checks every access). clang's
+// ThreadSanitizer links its own new/delete statically (a second definition does not link), so a
+// clang TSan build replays without the allocation limit.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define OCTO_FUZZ_NO_NEW_LIMIT 1
+#endif
+#endif
+#ifndef OCTO_FUZZ_NO_NEW_LIMIT
 void* operator new(std::size_t size) {
     if (size > g_mallocLimit && g_current) {
         char msg[160];
@@ -284,6 +292,7 @@ void operator delete(void* p, std::size_t) noexcept {
 void operator delete[](void* p, std::size_t) noexcept {
     std::free(p);
 }
+#endif
 
 int main(int argc, char** argv) {
     if (argc < 3) {
