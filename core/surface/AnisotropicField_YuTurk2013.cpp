@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <numbers>
@@ -237,11 +238,23 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
     s_ = s;
     const size_t n = xs.size();
     xs_ = xs;
-    // Slots: the anisotropic particles in sorted order (all when anisotropic is empty).
+    // Records: every particle of a grid cell holding an anisotropic particle (all when anisotropic
+    // is empty), in sorted order, so that gather() reads a cell's kernels contiguously.
     slot.resize(n);
     int32_t m = 0;
-    for (size_t k = 0; k < n; ++k)
-        slot[k] = (anisotropic.empty() || anisotropic[k]) ? m++ : -1;
+    if (anisotropic.empty()) {
+        for (size_t k = 0; k < n; ++k)
+            slot[k] = m++;
+    } else {
+        for (size_t c = 0; c < grid.cellCount(); ++c) {
+            const auto [b, e] = grid.cellRange(uint32_t(c));
+            bool any = false;
+            for (uint32_t k = b; k < e; ++k)
+                any |= anisotropic[k] != 0;
+            for (uint32_t k = b; k < e; ++k)
+                slot[k] = any ? m++ : -1;
+        }
+    }
     for (auto* v : {&cx, &cy, &cz, &g00, &g01, &g02, &g11, &g12, &g22, &amp})
         v->resize(size_t(m));
     const float R = s.kernelRadius, rc = s.covarianceRadius, V = s.particleVolume;
@@ -260,7 +273,7 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
         std::vector<float>&r2s = scratch.r2, &ws = scratch.w;
         for (size_t k = range.begin(); k < range.end(); ++k) {
             if (slot[k] < 0)
-                continue; // the isotropic kernel at x_k
+                continue; // the isotropic kernel at x_k, read from the positions
             const Vec3f x = xs[k];
             const auto o = size_t(slot[k]);
             auto isotropic = [&](float g, float a) {
@@ -268,6 +281,13 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
                 g01[o] = g02[o] = g12[o] = 0.0f;
                 amp[o] = a;
             };
+            if (!anisotropic.empty() && !anisotropic[k]) { // the isotropic kernel at x_k, stored
+                cx[o] = x.x();
+                cy[o] = x.y();
+                cz[o] = x.z();
+                isotropic(isoG, isoAmp);
+                continue;
+            }
             ++mine;
             // Eq. 4-6 relative to x_k (float precision): sums of w, w d, w d d^T.
             float sw = 0.0f, swSurface = 0.0f;
@@ -369,6 +389,150 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
     });
     anisotropicCount = count.load();
     maxShift_ = maxShift.load();
+}
+
+template <bool kIds>
+void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo, const Vec3f& keepHi,
+                                     const Vec3f& origin, AnisotropicCandidates& out,
+                                     std::vector<uint32_t>* ids) const {
+    const size_t n = e - b;
+    out.reserveMore(n);
+    if constexpr (kIds)
+        if (ids->size() < out.count + n)
+            ids->resize(std::max(2 * ids->size(), out.count + n));
+    size_t c = out.count;
+    const float ox = origin.x(), oy = origin.y(), oz = origin.z();
+    auto inside = [&](float x, float y, float z) {
+        return (x >= keepLo.x()) & (x <= keepHi.x()) & (y >= keepLo.y()) & (y <= keepHi.y()) &
+               (z >= keepLo.z()) & (z <= keepHi.z());
+    };
+    // In chunks: the kept particles first (branch-free, centres only), then their kernels.
+    constexpr size_t kChunk = 64;
+    uint8_t keep[kChunk];
+    const int32_t s0 = slot[b];
+    for (size_t i0 = 0; i0 < n; i0 += kChunk) {
+        const size_t m = std::min(kChunk, n - i0);
+        size_t nk = 0;
+        if (s0 >= 0) { // a cell with records: consecutive slots
+            const size_t s = size_t(s0) + i0;
+            for (size_t i = 0; i < m; ++i) {
+                keep[nk] = uint8_t(i);
+                nk += inside(cx[s + i], cy[s + i], cz[s + i]) ? 1 : 0;
+            }
+            for (size_t k = 0; k < nk; ++k, ++c) {
+                const size_t r = s + keep[k];
+                out.x[c] = cx[r] - ox;
+                out.y[c] = cy[r] - oy;
+                out.z[c] = cz[r] - oz;
+                out.g00[c] = g00[r];
+                out.g01[c] = g01[r];
+                out.g02[c] = g02[r];
+                out.g11[c] = g11[r];
+                out.g12[c] = g12[r];
+                out.g22[c] = g22[r];
+                out.amp[c] = amp[r];
+                if constexpr (kIds)
+                    (*ids)[c] = b + uint32_t(i0 + keep[k]);
+            }
+        } else { // isotropic kernels at the particles
+            const Vec3f* p = xs_.data() + b + i0;
+            for (size_t i = 0; i < m; ++i) {
+                keep[nk] = uint8_t(i);
+                nk += inside(p[i].x(), p[i].y(), p[i].z()) ? 1 : 0;
+            }
+            for (size_t k = 0; k < nk; ++k, ++c) {
+                const Vec3f& q = p[keep[k]];
+                out.x[c] = q.x() - ox;
+                out.y[c] = q.y() - oy;
+                out.z[c] = q.z() - oz;
+                out.g00[c] = out.g11[c] = out.g22[c] = isoG;
+                out.g01[c] = out.g02[c] = out.g12[c] = 0.0f;
+                out.amp[c] = isoAmp;
+                if constexpr (kIds)
+                    (*ids)[c] = b + uint32_t(i0 + keep[k]);
+            }
+        }
+    }
+    out.count = c;
+}
+
+void AnisotropicKernels::gather(const NeighborGrid& grid, const Vec3f& lo, const Vec3f& hi,
+                                const Vec3f& keepLo, const Vec3f& keepHi, const Vec3f& origin,
+                                AnisotropicCandidates& out, std::vector<uint32_t>* ids) const {
+    grid.forEachRangeInBox(lo, hi, [&](uint32_t b, uint32_t e) {
+        if (ids)
+            gatherRange<true>(b, e, keepLo, keepHi, origin, out, ids);
+        else
+            gatherRange<false>(b, e, keepLo, keepHi, origin, out, nullptr);
+        return true;
+    });
+}
+
+namespace {
+// The plain test, branch-free; index i is reported as ids[i], or first + i without ids.
+size_t keepWithinBaseline(const float* x, const float* y, const float* z, const uint32_t* ids, uint32_t first,
+                          size_t n, float cx, float cy, float cz, float r2, uint32_t* out) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const float dx = x[i] - cx, dy = y[i] - cy, dz = z[i] - cz;
+        out[k] = ids ? ids[i] : first + uint32_t(i);
+        k += dx * dx + dy * dy + dz * dz <= r2 ? 1 : 0;
+    }
+    return k;
+}
+#if defined(__x86_64__) || defined(__i386__)
+// For each 8-bit mask, the lanes it keeps, packed to the front, and their number.
+struct CompressTable {
+    alignas(32) uint32_t lanes[256][8];
+    uint8_t count[256];
+    constexpr CompressTable() : lanes{}, count{} {
+        for (unsigned m = 0; m < 256; ++m) {
+            unsigned k = 0;
+            for (unsigned l = 0; l < 8; ++l)
+                if ((m >> l) & 1u)
+                    lanes[m][k++] = l;
+            count[m] = uint8_t(k);
+        }
+    }
+};
+constexpr CompressTable kCompress;
+
+// Eight at a time, the kept lanes packed by a permutation (no branch per kept point); the same
+// float operations as the baseline (AVX2 without FMA), so the same points are kept.
+[[gnu::target("avx2")]] size_t keepWithinAvx2(const float* x, const float* y, const float* z,
+                                              const uint32_t* ids, size_t n, float cx, float cy, float cz,
+                                              float r2, uint32_t* out) {
+    const __m256 vx = _mm256_set1_ps(cx), vy = _mm256_set1_ps(cy), vz = _mm256_set1_ps(cz),
+                 vr = _mm256_set1_ps(r2);
+    const __m256i step = _mm256_set1_epi32(8);
+    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    size_t k = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(x + i), vx);
+        const __m256 dy = _mm256_sub_ps(_mm256_loadu_ps(y + i), vy);
+        const __m256 dz = _mm256_sub_ps(_mm256_loadu_ps(z + i), vz);
+        const __m256 d2 =
+            _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)), _mm256_mul_ps(dz, dz));
+        const auto mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d2, vr, _CMP_LE_OQ)));
+        const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
+        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), _mm256_permutevar8x32_epi32(v, perm));
+        k += kCompress.count[mask];
+        index = _mm256_add_epi32(index, step);
+    }
+    return k + keepWithinBaseline(x + i, y + i, z + i, ids ? ids + i : nullptr, uint32_t(i), n - i, cx, cy,
+                                  cz, r2, out + k);
+}
+#endif
+} // namespace
+
+size_t keepWithin(const float* x, const float* y, const float* z, const uint32_t* ids, size_t n,
+                  const Vec3f& c, float r2, uint32_t* out) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return keepWithinAvx2(x, y, z, ids, n, c.x(), c.y(), c.z(), r2, out);
+#endif
+    return keepWithinBaseline(x, y, z, ids, 0, n, c.x(), c.y(), c.z(), r2, out);
 }
 
 namespace {

@@ -44,6 +44,8 @@ struct CovarianceScratch {
     std::vector<float> r2, w;
 };
 
+struct AnisotropicCandidates;
+
 /// The kernels of all particles, in the neighbour grid's sorted order (structure of arrays).
 class AnisotropicKernels {
 public:
@@ -68,11 +70,21 @@ public:
     float contribution(size_t j, const Vec3f& x) const;
     /// Adds kernel j's contribution to f and its gradient.
     void addWithGradient(size_t j, const Vec3f& x, float& f, Vec3f& grad) const;
-    size_t bytes()
-        const; // Per particle (sorted order): its slot in the arrays below, or -1 for the isotropic kernel of
-    // support R at the particle itself (isoG, isoAmp): only the anisotropic particles are stored.
+    /// Appends to out the kernels of the particles in the grid cells overlapping [lo, hi] whose
+    /// centres lie in [keepLo, keepHi], relative to origin (centre - origin), in grid order (cells
+    /// z, y, x, then sorted index); ids (when given) gets their sorted particle indices at the same
+    /// positions. grid and the particles are compute()'s. Does not seal out.
+    void gather(const NeighborGrid& grid, const Vec3f& lo, const Vec3f& hi, const Vec3f& keepLo,
+                const Vec3f& keepHi, const Vec3f& origin, AnisotropicCandidates& out,
+                std::vector<uint32_t>* ids = nullptr) const;
+    size_t bytes() const;
+    // Per particle (sorted order): its record in the arrays below, or -1 for the isotropic kernel
+    // of support R at the particle itself (isoG, isoAmp). Every particle of a grid cell that holds
+    // an anisotropic particle has a record (the isotropic ones hold isoG, isoAmp), at consecutive
+    // slots in sorted order, so a cell's kernels are read contiguously; cells without one are read
+    // from the positions.
     std::vector<int32_t> slot;
-    // Per slot: smoothed centre, symmetric G (support |G d| < 1), amplitude.
+    // Per record: smoothed centre, symmetric G (support |G d| < 1), amplitude.
     std::vector<float> cx, cy, cz;
     std::vector<float> g00, g01, g02, g11, g12, g22;
     std::vector<float> amp;
@@ -80,7 +92,10 @@ public:
     uint64_t anisotropicCount = 0; ///< particles that got Eq. 4-10 (for stats)
 
 private:
-    friend struct AnisotropicCandidates;
+    template <bool kIds>
+    void gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo, const Vec3f& keepHi, const Vec3f& origin,
+                     AnisotropicCandidates& out, std::vector<uint32_t>* ids) const;
+
     AnisotropySettings s_;
     float maxShift_ = 0.0f;
     std::span<const Vec3f> xs_; // the particles of the last compute
@@ -93,12 +108,7 @@ struct AnisotropicCandidates {
     std::vector<float> x, y, z, g00, g01, g02, g11, g12, g22, amp;
     size_t count = 0;
     void clear() { count = 0; }
-    void push(const AnisotropicKernels& k, size_t j, const Vec3f& centre) {
-        if (count + 1 + kLanes > x.size())
-            grow(count + 1 + kLanes);
-        write(k, j, centre);
-        ++count;
-    } /// Room for n more candidates (and the padding): the *Unchecked appends may follow.
+    /// Room for n more candidates (and the padding): the *Unchecked appends may follow.
     void reserveMore(size_t n) {
         if (count + n + kLanes > x.size())
             grow(count + n + kLanes);
@@ -117,48 +127,13 @@ struct AnisotropicCandidates {
         amp[count] = o.amp[i];
         count += keep ? 1 : 0;
     }
-    void pushUnchecked(const AnisotropicKernels& k, size_t j, const Vec3f& centre, bool keep) {
-        write(k, j, centre);
-        count += keep ? 1 : 0;
-    }
-    void write(const AnisotropicKernels& k, size_t j, const Vec3f& centre) {
-        const int32_t sk = k.slot[j];
-        if (sk < 0) {
-            const Vec3f& p = k.xs_[j];
-            x[count] = p.x() - centre.x();
-            y[count] = p.y() - centre.y();
-            z[count] = p.z() - centre.z();
-            g00[count] = g11[count] = g22[count] = k.isoG;
-            g01[count] = g02[count] = g12[count] = 0.0f;
-            amp[count] = k.isoAmp;
-            return;
-        }
-        const auto s = size_t(sk);
-        x[count] = k.cx[s] - centre.x();
-        y[count] = k.cy[s] - centre.y();
-        z[count] = k.cz[s] - centre.z();
-        g00[count] = k.g00[s];
-        g01[count] = k.g01[s];
-        g02[count] = k.g02[s];
-        g11[count] = k.g11[s];
-        g12[count] = k.g12[s];
-        g22[count] = k.g22[s];
-        amp[count] = k.amp[s];
-    }
-    void pushFrom(const AnisotropicCandidates& o, size_t i, const Vec3f& shift) {
-        if (count + 1 + kLanes > x.size())
-            grow(count + 1 + kLanes);
-        x[count] = o.x[i] - shift.x();
-        y[count] = o.y[i] - shift.y();
-        z[count] = o.z[i] - shift.z();
-        g00[count] = o.g00[i];
-        g01[count] = o.g01[i];
-        g02[count] = o.g02[i];
-        g11[count] = o.g11[i];
-        g12[count] = o.g12[i];
-        g22[count] = o.g22[i];
-        amp[count] = o.amp[i];
-        ++count;
+    /// Replaces the candidates by o[pick[0..n)], centres shifted by -shift, and seals them.
+    void assignFrom(const AnisotropicCandidates& o, const uint32_t* pick, size_t n, const Vec3f& shift) {
+        clear();
+        reserveMore(n);
+        for (size_t k = 0; k < n; ++k)
+            pushFromUnchecked(o, pick[k], shift, true);
+        seal();
     }
     void seal();
     size_t padded() const { return (count + kLanes - 1) / kLanes * kLanes; }
@@ -167,6 +142,11 @@ struct AnisotropicCandidates {
 private:
     void grow(size_t need);
 };
+
+/// Writes to out the i < n (ids[i] when ids is given) with |(x, y, z)[i] - c|^2 <= r2, in order;
+/// returns their number. out has room for n. The same float operations as the plain test.
+size_t keepWithin(const float* x, const float* y, const float* z, const uint32_t* ids, size_t n,
+                  const Vec3f& c, float r2, uint32_t* out);
 
 /// f at centre + offset from sealed candidates (SIMD; AVX2 when the CPU has it).
 float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset);

@@ -190,22 +190,13 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
         const Vec3f lo = lattice_.corner(g0.x(), g0.y(), g0.z());
         const Vec3f hi = lo.array() + 7.0f * L;
         blk.clear();
-        const Vec3f blo = lo.array() - R, bhi = hi.array() + R;
-        grid_.forEachRangeInBox(lo.array() - find, hi.array() + find, [&](uint32_t b, uint32_t e) {
-            blk.reserveMore(e - b);
-            for (uint32_t j = b; j < e; ++j) {
-                const Vec3f c = kernels_.centre(j);
-                const float x = c.x(), y = c.y(), z = c.z();
-                const bool in = (x >= blo.x()) & (x <= bhi.x()) & (y >= blo.y()) & (y <= bhi.y()) &
-                                (z >= blo.z()) & (z <= bhi.z());
-                blk.pushUnchecked(kernels_, j, lo, in);
-            }
-            return true;
-        });
+        kernels_.gather(grid_, lo.array() - find, hi.array() + find, lo.array() - R, hi.array() + R, lo, blk);
         const float reach = R + 0.5f * std::sqrt(3.0f) * L, reach2 = reach * reach;
         // Filtered in three steps (the groups' z slab, their row, the group): a kernel is tested
-        // about 1 + 4 x 1/2 + 16 x 1/4 times per block instead of 64.
-        std::vector<uint32_t>&slab = scratch.slab, &row = scratch.row;
+        // about 1 + 4 x 1/2 + 16 x 1/4 times per block instead of 64. A row's centres are copied,
+        // so its groups are tested four at a time.
+        std::vector<uint32_t>&slab = scratch.slab, &row = scratch.row, &group = scratch.group;
+        std::vector<float>&rx = scratch.rx, &ry = scratch.ry, &rz = scratch.rz;
         for (int gz = 0; gz < 8; gz += 2) {
             if (!(corners[size_t(gz)] | corners[size_t(gz + 1)]))
                 continue;
@@ -221,11 +212,17 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
                 if (!(rows & (0xFFFFull << (8 * gy))))
                     continue;
                 const float relY = (float(gy) + 0.5f) * L;
+                for (std::vector<float>* v : {&rx, &ry, &rz})
+                    v->resize(ns);
                 row.resize(ns);
+                group.resize(ns);
                 size_t nr = 0;
                 for (size_t k = 0; k < ns; ++k) {
                     const uint32_t i = slab[k];
                     row[nr] = i;
+                    rx[nr] = blk.x[i];
+                    ry[nr] = blk.y[i];
+                    rz[nr] = blk.z[i];
                     nr += std::abs(blk.y[i] - relY) <= reach ? 1 : 0;
                 }
                 for (int gx = 0; gx < 8; gx += 2) {
@@ -235,20 +232,9 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
                     const Vec3f centre =
                         lattice_.corner(g0.x() + gx, g0.y() + gy, g0.z() + gz).array() + 0.5f * L;
                     const Vec3f rel = centre - lo;
-                    std::vector<uint32_t>& group = scratch.group; // kept indices, then their kernels
-                    group.resize(nr);
-                    size_t ng = 0;
-                    for (size_t k = 0; k < nr; ++k) {
-                        const uint32_t i = row[k];
-                        const float dx = blk.x[i] - rel.x(), dy = blk.y[i] - rel.y(), dz = blk.z[i] - rel.z();
-                        group[ng] = i;
-                        ng += dx * dx + dy * dy + dz * dz <= reach2 ? 1 : 0;
-                    }
-                    cand.clear();
-                    cand.reserveMore(ng);
-                    for (size_t k = 0; k < ng; ++k)
-                        cand.pushFromUnchecked(blk, group[k], rel, true);
-                    cand.seal();
+                    const size_t ng = keepWithin(rx.data(), ry.data(), rz.data(), row.data(), nr, rel, reach2,
+                                                 group.data());
+                    cand.assignFrom(blk, group.data(), ng, rel);
                     for (int dz = 0; dz < 2; ++dz)
                         for (int dy = 0; dy < 2; ++dy)
                             for (int dx = 0; dx < 2; ++dx) {
@@ -378,57 +364,28 @@ void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals, bool velo
                 const Vec3f lo = groupCentre(0), hi = groupCentre(7);
                 const float margin = 1e-4f * g; // the box holds each group's ball despite rounding
                 const Vec3f klo = lo.array() - (reach + margin), khi = hi.array() + (reach + margin);
-                std::vector<uint32_t>& superKernels = scratch.superKernels;
-                std::vector<float>&sx = scratch.sx, &sy = scratch.sy, &sz = scratch.sz;
-                size_t ns = 0;
+                AnisotropicCandidates& super = scratch.blockKernels; // absolute centres
+                std::vector<uint32_t>& superIds = scratch.superIds;
+                super.clear();
                 const float findBox = find + margin;
-                grid_.forEachRangeInBox(
-                    lo.array() - findBox, hi.array() + findBox, [&](uint32_t b, uint32_t e) {
-                        if (superKernels.size() < ns + (e - b)) {
-                            const size_t cap = std::max(2 * superKernels.size(), ns + (e - b));
-                            for (std::vector<float>* a : {&sx, &sy, &sz})
-                                a->resize(cap);
-                            superKernels.resize(cap);
-                        }
-                        for (uint32_t j = b; j < e; ++j) {
-                            const Vec3f c = kernels_.centre(j);
-                            const float x = c.x(), y = c.y(), z = c.z();
-                            superKernels[ns] = j;
-                            sx[ns] = x;
-                            sy[ns] = y;
-                            sz[ns] = z;
-                            ns += (x >= klo.x()) & (x <= khi.x()) & (y >= klo.y()) & (y <= khi.y()) &
-                                          (z >= klo.z()) & (z <= khi.z())
-                                      ? 1
-                                      : 0;
-                        }
-                        return true;
-                    });
+                kernels_.gather(grid_, lo.array() - findBox, hi.array() + findBox, klo, khi, Vec3f::Zero(),
+                                super, &superIds);
                 for (uint32_t grp = superStart_[sup]; grp < superStart_[sup + 1]; ++grp) {
                     const auto octant = uint32_t(vertexKeys_[groupStart_[grp]].first & 7u);
                     const Vec3f centre = groupCentre(octant);
-                    // The kept indices first (branch-free), then their kernels.
-                    std::vector<uint32_t>& kept = scratch.row;
-                    if (kept.size() < ns)
-                        kept.resize(ns);
-                    size_t nk = 0;
-                    for (size_t i = 0; i < ns; ++i) {
-                        const float dx = sx[i] - centre.x(), dy = sy[i] - centre.y(), dz = sz[i] - centre.z();
-                        kept[nk] = superKernels[i];
-                        nk += dx * dx + dy * dy + dz * dz <= reach2 ? 1 : 0;
-                    }
-                    cand.clear();
-                    cand.reserveMore(nk);
-                    for (size_t k = 0; k < nk; ++k)
-                        cand.pushUnchecked(kernels_, kept[k], centre, true);
-                    cand.seal();
+                    std::vector<uint32_t>& kept = scratch.group; // positions in super
+                    if (kept.size() < super.count)
+                        kept.resize(super.count);
+                    const size_t nk = keepWithin(super.x.data(), super.y.data(), super.z.data(), nullptr,
+                                                 super.count, centre, reach2, kept.data());
+                    cand.assignFrom(super, kept.data(), nk, centre);
                     if (velocities) {
                         const size_t np = cand.padded();
                         for (std::vector<float>* a : {&scratch.vx, &scratch.vy, &scratch.vz})
                             if (a->size() < np)
                                 a->resize(std::max(np, 2 * a->size()));
                         for (size_t k = 0; k < np; ++k) {
-                            const Vec3f u = k < nk ? vs_[kept[k]] : Vec3f::Zero();
+                            const Vec3f u = k < nk ? vs_[superIds[kept[k]]] : Vec3f::Zero();
                             scratch.vx[k] = u.x();
                             scratch.vy[k] = u.y();
                             scratch.vz[k] = u.z();

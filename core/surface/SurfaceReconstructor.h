@@ -94,12 +94,13 @@ private:
     struct CornerScratch {
         BlockParticles block;
         DistanceField_Solenthaler2007::Candidates candidates;
+        // Anisotropic corners: a block's kernels (vertexFieldPass: a super-group's), a group's.
         AnisotropicCandidates blockKernels, groupKernels;
-        std::vector<uint32_t> slab, row, group; // anisotropic: block kernels near a slab / row / group
+        std::vector<uint32_t> slab, row, group; // block kernels near a slab / row / group
+        std::vector<float> rx, ry, rz;          // the row's kernel centres
+        std::vector<uint32_t> superIds;         // vertexFieldPass: the super-group kernels' particles
         std::vector<float> vx, vy, vz;          // vertexFieldPass: the group kernels' velocities
         CovarianceScratch covariance;           // AnisotropicKernels::compute
-        std::vector<uint32_t> superKernels;     // vertexFieldPass: a super-group's kernels (same size
-        std::vector<float> sx, sy, sz;          // as these, their centres)
     };
     tbb::enumerable_thread_specific<CornerScratch> cornerScratch_;
 };
