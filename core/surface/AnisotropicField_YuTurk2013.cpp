@@ -591,6 +591,15 @@ void AnisotropicCandidates::grow(size_t need) {
         v->resize(cap);
 }
 
+void AnisotropicCandidates::assignFrom(const AnisotropicCandidates& o, const uint32_t* pick, size_t n,
+                                       const Vec3f& shift) {
+    clear();
+    reserveMore(n);
+    for (size_t k = 0; k < n; ++k)
+        pushFromUnchecked(o, pick[k], shift, true);
+    seal();
+}
+
 void AnisotropicCandidates::seal() {
     grow(padded() + kLanes);
     for (size_t k = count; k < padded(); ++k) {

@@ -128,13 +128,7 @@ struct AnisotropicCandidates {
         count += keep ? 1 : 0;
     }
     /// Replaces the candidates by o[pick[0..n)], centres shifted by -shift, and seals them.
-    void assignFrom(const AnisotropicCandidates& o, const uint32_t* pick, size_t n, const Vec3f& shift) {
-        clear();
-        reserveMore(n);
-        for (size_t k = 0; k < n; ++k)
-            pushFromUnchecked(o, pick[k], shift, true);
-        seal();
-    }
+    void assignFrom(const AnisotropicCandidates& o, const uint32_t* pick, size_t n, const Vec3f& shift);
     void seal();
     size_t padded() const { return (count + kLanes - 1) / kLanes * kLanes; }
     size_t bytes() const;
