@@ -111,7 +111,7 @@ void SurfaceReconstructor::detect(std::span<const float> densities, Clock::time_
         const float mass = settings.restDensity * 8.0f * r * r * r;
         const CubicSplineKernel kernel(h);
         if (!givenLambda_.empty()) {
-            grid_.gather(givenLambda_, lambda_); // computed by the caller (solver neighbour lists)
+            grid_.gather(givenLambda_, lambda_); // given by the caller
         } else if (densities.empty()) {
             SurfaceDetection_Marrone2010::computeDensitiesAndLambda(grid_, xs_, kernel, mass, rho_, lambda_,
                                                                     detection_);
@@ -421,26 +421,17 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
     if (!velocities.empty() && velocities.size() != positions.size())
         throw std::invalid_argument(
             "surface reconstruction: velocity array size differs from the particle count");
-    struct Reset {
-        std::span<const Vec3f>& given;
-        ~Reset() { given = {}; }
-    } reset{givenVelocities_};
-    givenVelocities_ = velocities;
-    if (lambda.empty())
-        reconstruct(positions, densities, settings);
-    else
-        reconstruct(positions, densities, settings, lambda);
-}
-
-void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
-                                       const SurfaceSettings& settings, std::span<const float> lambda) {
-    if (lambda.size() != positions.size())
+    if (!lambda.empty() && lambda.size() != positions.size())
         throw std::invalid_argument(
             "surface reconstruction: lambda array size differs from the particle count");
     struct Reset {
-        std::span<const float>& given;
-        ~Reset() { given = {}; }
-    } reset{givenLambda_};
+        SurfaceReconstructor& r;
+        ~Reset() {
+            r.givenVelocities_ = {};
+            r.givenLambda_ = {};
+        }
+    } reset{*this};
+    givenVelocities_ = velocities;
     givenLambda_ = lambda;
     reconstruct(positions, densities, settings);
 }

@@ -37,12 +37,9 @@ public:
     /// settings; std::length_error when a baseline's grid would be too large.
     void reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
                      const SurfaceSettings& settings);
-    /// Same with lambda_i already known (caller's order, e.g. from the solver's neighbour lists,
-    /// sim/SolverSurfaceDetection): detection only thresholds it.
-    void reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
-                     const SurfaceSettings& settings, std::span<const float> lambda);
-    /// Same, with lambda optional (empty: computed) and the particles' velocities (caller's order,
-    /// empty or one per particle): result().mesh.velocities gets them interpolated at the vertices.
+    /// Same, with the particles' velocities (caller's order, empty or one per particle):
+    /// result().mesh.velocities gets them interpolated at the vertices. lambda: empty (computed) or
+    /// lambda_i already known (caller's order; detection only thresholds it).
     void reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
                      const SurfaceSettings& settings, std::span<const float> lambda,
                      std::span<const Vec3f> velocities);
@@ -68,7 +65,7 @@ private:
     uint64_t workspaceBytes() const;
 
     SurfaceSettings settings_;
-    std::span<const float> givenLambda_;     // caller's lambda during reconstruct(..., lambda)
+    std::span<const float> givenLambda_;     // caller's lambda during reconstruct(..., lambda, velocities)
     std::span<const Vec3f> givenVelocities_; // caller's velocities during reconstruct(..., velocities)
     NeighborGrid grid_;
     std::vector<Vec3f> xs_;           // sorted positions
