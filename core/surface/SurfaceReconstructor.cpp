@@ -361,7 +361,15 @@ void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals, bool velo
                             lattice_.origin[a] + (float(first[a] + int((octant >> a) & 1u) - 1) + 0.5f) * g;
                     return c;
                 };
-                const Vec3f lo = groupCentre(0), hi = groupCentre(7);
+                // The box of the centres of the groups that hold vertices (often half the octants):
+                // a smaller box keeps the same kernels for each of them, in the same order.
+                uint32_t anyLow = 0, anyHigh = 0; // per axis bit: some group at the low / high side
+                for (uint32_t grp = superStart_[sup]; grp < superStart_[sup + 1]; ++grp) {
+                    const auto octant = uint32_t(vertexKeys_[groupStart_[grp]].first & 7u);
+                    anyLow |= ~octant & 7u;
+                    anyHigh |= octant;
+                }
+                const Vec3f lo = groupCentre(~anyLow & 7u), hi = groupCentre(anyHigh);
                 const float margin = 1e-4f * g; // the box holds each group's ball despite rounding
                 const Vec3f klo = lo.array() - (reach + margin), khi = hi.array() + (reach + margin);
                 AnisotropicCandidates& super = scratch.blockKernels; // absolute centres
