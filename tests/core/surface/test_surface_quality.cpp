@@ -8,8 +8,10 @@
 #include "surface/SurfaceReconstructor.h"
 
 #include <QtTest>
+#include <tbb/enumerable_thread_specific.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <random>
@@ -297,6 +299,108 @@ private slots:
             ++used;
         }
         QVERIFY(used >= 6);
+    }
+
+    void kernelGatherMatchesPlainSearch() {
+        // AnisotropicKernels::gather (records per grid cell, read contiguously; cells without an
+        // anisotropic particle read from the positions) and keepWithin (SIMD compress) against
+        // plain loops over every particle.
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<float> u(0.0f, 0.1f);
+        std::vector<Vec3f> pts(3000);
+        for (Vec3f& p : pts)
+            p = Vec3f(u(rng), u(rng), u(rng));
+        const float R = 4.0f * kR;
+        NeighborGrid grid;
+        grid.setDomainFromPoints(pts, R);
+        grid.build(pts);
+        std::vector<Vec3f> xs;
+        grid.gather(std::span<const Vec3f>(pts), xs);
+        std::vector<uint8_t> aniso(xs.size());
+        for (size_t k = 0; k < xs.size(); ++k) // none in the upper half: cells without records
+            aniso[k] = xs[k].x() < 0.05f && rng() % 3 == 0 ? 1 : 0;
+        AnisotropySettings a;
+        a.kernelRadius = R;
+        a.covarianceRadius = 1.5f * R;
+        a.particleVolume = 8.0f * kR * kR * kR;
+        a.shiftLimit = kR;
+        tbb::enumerable_thread_specific<CovarianceScratch> scratch;
+        AnisotropicKernels k;
+        k.compute(grid, xs, aniso, aniso, a, [&]() -> CovarianceScratch& { return scratch.local(); });
+        int stored = 0, fromPositions = 0;
+        for (size_t j = 0; j < xs.size(); ++j) {
+            if (k.slot[j] < 0) {
+                ++fromPositions;
+                QVERIFY(!aniso[j]);
+                continue;
+            }
+            ++stored;
+            if (!aniso[j]) { // an isotropic particle in a cell with an anisotropic one
+                const auto o = size_t(k.slot[j]);
+                QCOMPARE(k.centre(j), xs[j]);
+                QCOMPARE(k.g00[o], k.isoG);
+                QCOMPARE(k.g01[o], 0.0f);
+                QCOMPARE(k.amp[o], k.isoAmp);
+            }
+        }
+        QVERIFY(stored > 0 && fromPositions > 0);
+        AnisotropicCandidates out;
+        std::vector<uint32_t> ids;
+        size_t gathered = 0;
+        for (int trial = 0; trial < 20; ++trial) {
+            const Vec3f keepLo(u(rng) - 0.02f, u(rng) - 0.02f, u(rng) - 0.02f);
+            const Vec3f keepHi = keepLo.array() + 0.03f + 0.01f * float(trial % 4);
+            const Vec3f origin(u(rng), u(rng), u(rng));
+            const float reach = k.maxShift() * 1.001f + 1e-6f;
+            out.clear();
+            k.gather(grid, keepLo.array() - reach, keepHi.array() + reach, keepLo, keepHi, origin, out, &ids);
+            std::vector<uint32_t> got(ids.begin(), ids.begin() + long(out.count)), want;
+            for (uint32_t j = 0; j < xs.size(); ++j) {
+                const Vec3f c = k.centre(j);
+                if ((c.array() >= keepLo.array()).all() && (c.array() <= keepHi.array()).all())
+                    want.push_back(j);
+            }
+            for (size_t i = 0; i < out.count; ++i) {
+                const uint32_t j = ids[i];
+                const Vec3f c = k.centre(j);
+                QCOMPARE(out.x[i], c.x() - origin.x());
+                QCOMPARE(out.y[i], c.y() - origin.y());
+                QCOMPARE(out.z[i], c.z() - origin.z());
+                const int32_t o = k.slot[j];
+                QCOMPARE(out.g00[i], o < 0 ? k.isoG : k.g00[size_t(o)]);
+                QCOMPARE(out.g12[i], o < 0 ? 0.0f : k.g12[size_t(o)]);
+                QCOMPARE(out.amp[i], o < 0 ? k.isoAmp : k.amp[size_t(o)]);
+            }
+            std::sort(got.begin(), got.end());
+            QCOMPARE(got, want);
+            gathered += got.size();
+        }
+        QVERIFY(gathered > 1000);
+        // keepWithin: every length around the batch size, with and without ids.
+        std::uniform_real_distribution<float> v(-1.0f, 1.0f);
+        for (size_t n = 0; n < 40; ++n) {
+            std::vector<float> x(n), y(n), z(n);
+            std::vector<uint32_t> id(n), o1(n), o2(n);
+            for (size_t i = 0; i < n; ++i) {
+                x[i] = v(rng);
+                y[i] = v(rng);
+                z[i] = v(rng);
+                id[i] = uint32_t(rng());
+            }
+            const Vec3f c(v(rng), v(rng), v(rng));
+            for (const uint32_t* ids2 : std::array<const uint32_t*, 2>{nullptr, id.data()}) {
+                const size_t m = keepWithin(x.data(), y.data(), z.data(), ids2, n, c, 0.8f, o1.data());
+                size_t w = 0;
+                for (size_t i = 0; i < n; ++i) {
+                    const float dx = x[i] - c.x(), dy = y[i] - c.y(), dz = z[i] - c.z();
+                    if (dx * dx + dy * dy + dz * dz <= 0.8f)
+                        o2[w++] = ids2 ? ids2[i] : uint32_t(i);
+                }
+                QCOMPARE(m, w);
+                for (size_t i = 0; i < m; ++i)
+                    QCOMPARE(o1[i], o2[i]);
+            }
+        }
     }
 
     void fieldIsSelectable() {
