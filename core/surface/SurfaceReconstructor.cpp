@@ -608,7 +608,12 @@ uint64_t SurfaceReconstructor::workspaceBytes() const {
     for (const CornerScratch& c : cornerScratch_)
         phiBytes += (c.candidates.x.capacity() + c.candidates.y.capacity() + c.candidates.z.capacity()) *
                         sizeof(float) +
-                    c.block.bytes() + c.blockKernels.bytes() + c.groupKernels.bytes();
+                    c.block.bytes() + c.blockKernels.bytes() + c.groupKernels.bytes() +
+                    (c.rx.capacity() + c.ry.capacity() + c.rz.capacity() + c.vx.capacity() + c.vy.capacity() +
+                     c.vz.capacity()) *
+                        sizeof(float) +
+                    (c.slab.capacity() + c.row.capacity() + c.group.capacity() + c.superIds.capacity()) *
+                        sizeof(uint32_t);
     return gridBytes + xs_.capacity() * sizeof(Vec3f) +
            (rho_.capacity() + lambda_.capacity()) * sizeof(float) + surfaceXs_.capacity() * sizeof(Vec3f) +
            octree_.bytes() + dense_.bytes() + detection_.bytes() + phiBytes +
