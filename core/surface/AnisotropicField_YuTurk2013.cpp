@@ -601,12 +601,10 @@ void AnisotropicCandidates::assignFrom(const AnisotropicCandidates& o, const uin
 }
 
 void AnisotropicCandidates::seal() {
-    grow(padded() + kLanes);
-    for (size_t k = count; k < padded(); ++k) {
-        x[k] = y[k] = z[k] = 0.0f;
-        g00[k] = g01[k] = g02[k] = g11[k] = g12[k] = g22[k] = 0.0f;
-        amp[k] = 0.0f; // q = 1, weight 0
-    }
+    // A whole batch of zeros from count on (q = 1, weight 0): covers the padding up to padded().
+    grow(count + kLanes);
+    for (auto* v : {&x, &y, &z, &g00, &g01, &g02, &g11, &g12, &g22, &amp})
+        std::fill_n(v->data() + count, kLanes, 0.0f);
 }
 
 size_t AnisotropicCandidates::bytes() const {
