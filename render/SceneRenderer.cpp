@@ -1,3 +1,6 @@
+// SceneRenderer: shaders and GL objects, the order of one paint (render()) and the plain draws
+// (particles, meshes, lines, bodies). What is uploaded when is in SceneRendererBuffers.cpp; the
+// water, octree, floor and sky passes in SceneRendererPasses.cpp.
 #include "render/SceneRenderer.h"
 
 #include "render/Picking.h"
@@ -8,8 +11,6 @@
 #include <array>
 #include <cmath>
 #include <glm/gtc/type_ptr.hpp>
-#include <limits>
-#include <unordered_map>
 
 static void initShaderResource() {
     Q_INIT_RESOURCE(shaders);
@@ -18,8 +19,6 @@ static void initShaderResource() {
 namespace octo::render {
 
 namespace {
-constexpr GLuint kPos = 0, kAttr1 = 1, kAttr2 = 2;
-
 QByteArray readResource(const QString& path) {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
@@ -92,7 +91,12 @@ bool SceneRenderer::initialize(QString* error) {
     if (!particleProgram_ || !particleDepthProgram_ || !meshProgram_ || !lineProgram_ || !octreeProgram_ ||
         !skyProgram_ || !floorProgram_ || !waterProgram_ || !thicknessProgram_)
         return false;
+    createBuffers();
+    initialized_ = true;
+    return true;
+}
 
+void SceneRenderer::createBuffers() {
     const float quad[8] = {-1, -1, 1, -1, -1, 1, 1, 1};
     glGenBuffers(1, &quadVbo_);
     glBindBuffer(GL_ARRAY_BUFFER, quadVbo_);
@@ -152,8 +156,6 @@ bool SceneRenderer::initialize(QString* error) {
     glGenFramebuffers(GLsizei(thicknessFbo_.size()), thicknessFbo_.data());
     glGenFramebuffers(1, &behindFbo_);
     glBindTexture(GL_TEXTURE_2D, 0);
-    initialized_ = true;
-    return true;
 }
 
 void SceneRenderer::release() {
@@ -195,203 +197,6 @@ void SceneRenderer::setFrame(FrameSnapshotPtr frame, float particleRadius) {
     particleRadius_ = particleRadius;
 }
 
-void SceneRenderer::uploadMesh(MeshBuffers& b, const TriangleMesh& mesh) {
-    if (!b.vao) {
-        glGenVertexArrays(1, &b.vao);
-        glGenBuffers(1, &b.vbo);
-        glGenBuffers(1, &b.ebo);
-        glBindVertexArray(b.vao);
-        glBindBuffer(GL_ARRAY_BUFFER, b.vbo);
-        glEnableVertexAttribArray(kPos);
-        glVertexAttribPointer(kPos, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), nullptr);
-        glEnableVertexAttribArray(kAttr1);
-        glVertexAttribPointer(kAttr1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float),
-                              reinterpret_cast<void*>(3 * sizeof(float)));
-        glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, b.ebo); // recorded in the VAO
-        glBindVertexArray(0);
-    }
-    const std::vector<Vec3f> normals = vertexNormals(mesh);
-    std::vector<float> interleaved(mesh.vertices.size() * 6);
-    b.boundsMin = glm::vec3(std::numeric_limits<float>::max());
-    b.boundsMax = glm::vec3(-std::numeric_limits<float>::max());
-    for (size_t i = 0; i < mesh.vertices.size(); ++i) {
-        const glm::vec3 v(mesh.vertices[i].x(), mesh.vertices[i].y(), mesh.vertices[i].z());
-        b.boundsMin = glm::min(b.boundsMin, v);
-        b.boundsMax = glm::max(b.boundsMax, v);
-        for (int k = 0; k < 3; ++k) {
-            interleaved[6 * i + k] = mesh.vertices[i][k];
-            interleaved[6 * i + 3 + k] = normals[i][k];
-        }
-    }
-    glBindVertexArray(b.vao);
-    glBindBuffer(GL_ARRAY_BUFFER, b.vbo);
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(interleaved.size() * sizeof(float)), interleaved.data(),
-                 GL_DYNAMIC_DRAW);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(mesh.triangles.size() * sizeof(mesh.triangles[0])),
-                 mesh.triangles.data(), GL_DYNAMIC_DRAW);
-    glBindVertexArray(0);
-    b.indexCount = int(mesh.triangles.size() * 3);
-}
-
-void SceneRenderer::uploadLines(LineBuffers& b, const std::vector<LineVertex>& v) {
-    if (!b.vao) {
-        glGenVertexArrays(1, &b.vao);
-        glGenBuffers(1, &b.vbo);
-        glBindVertexArray(b.vao);
-        glBindBuffer(GL_ARRAY_BUFFER, b.vbo);
-        glEnableVertexAttribArray(kPos);
-        glVertexAttribPointer(kPos, 3, GL_FLOAT, GL_FALSE, sizeof(LineVertex), nullptr);
-        glEnableVertexAttribArray(kAttr1);
-        glVertexAttribPointer(kAttr1, 4, GL_FLOAT, GL_FALSE, sizeof(LineVertex),
-                              reinterpret_cast<void*>(offsetof(LineVertex, color)));
-        glBindVertexArray(0);
-    }
-    glBindBuffer(GL_ARRAY_BUFFER, b.vbo);
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(v.size() * sizeof(LineVertex)), v.data(), GL_DYNAMIC_DRAW);
-    b.vertexCount = int(v.size());
-}
-
-void SceneRenderer::deleteMesh(MeshBuffers& b) {
-    if (!b.vao)
-        return;
-    glDeleteVertexArrays(1, &b.vao);
-    glDeleteBuffers(1, &b.vbo);
-    glDeleteBuffers(1, &b.ebo);
-    b = {};
-}
-
-void SceneRenderer::deleteLines(LineBuffers& b) {
-    if (!b.vao)
-        return;
-    glDeleteVertexArrays(1, &b.vao);
-    glDeleteBuffers(1, &b.vbo);
-    b = {};
-}
-
-void SceneRenderer::uploadBoundary(const FrameSnapshot& f) {
-    boundaryCount_ = int(f.boundaryPositions.size());
-    glBindBuffer(GL_ARRAY_BUFFER, boundaryPosVbo_);
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(f.boundaryPositions.size() * sizeof(Vec3f)),
-                 f.boundaryPositions.data(), GL_STREAM_DRAW);
-    ++uploads_.boundary;
-}
-
-void SceneRenderer::uploadNewFrame(const RenderSettings& st, const FrameSnapshot& f) {
-    fluidCount_ = int(f.positions.size());
-    ++uploads_.positions; // sent by syncBuffers, in depth order
-    if (st.showBoundary || f.boundaryPositions.empty())
-        uploadBoundary(f);
-    else
-        boundaryCount_ = -1; // stale: uploaded lazily when the toggle goes on
-    // Snapshots come every step, the surface once per frame: upload a mesh only when it is new.
-    if (f.surfaceSerial == 0 || f.surfaceSerial != uploadedSurfaceSerial_) {
-        uploadMesh(surfaceMesh_, f.surfaceMesh);
-        ++uploads_.surfaceMesh;
-        uploadedSurfaceSerial_ = f.surfaceSerial;
-    }
-    // Body shapes never change: upload each shared mesh once, drop the ones gone.
-    std::map<const TriangleMesh*, std::pair<std::shared_ptr<const TriangleMesh>, MeshBuffers>> kept;
-    for (const BodySnapshot& b : f.bodies) {
-        if (!b.mesh)
-            continue;
-        auto it = bodyMeshes_.find(b.mesh.get());
-        if (it != bodyMeshes_.end()) {
-            kept[b.mesh.get()] = it->second;
-            bodyMeshes_.erase(it);
-        } else if (!kept.count(b.mesh.get())) {
-            MeshBuffers mb;
-            uploadMesh(mb, *b.mesh);
-            ++uploads_.bodyMeshes;
-            kept[b.mesh.get()] = {b.mesh, mb};
-        }
-    }
-    for (auto& [key, entry] : bodyMeshes_)
-        deleteMesh(entry.second);
-    bodyMeshes_ = std::move(kept);
-    uploadedFrame_ = &f;
-}
-
-void SceneRenderer::syncBuffers(const RenderSettings& st, const OrbitCamera& camera) {
-    const FrameSnapshot* f = frame_.get();
-    if (!f)
-        return;
-    if (uploadedFrame_ != f)
-        uploadNewFrame(st, *f);
-    if (st.showBoundary && boundaryCount_ < 0)
-        uploadBoundary(*f);
-    const int colorKey = int(st.colorMode) * 2 + (st.highlightSurface ? 1 : 0) +
-                         (st.colorMode == ColorMode::Velocity ? int(st.velocityMax * 1000.0f) * 16 : 0);
-    const bool colorsStale = uploadedColorsFrame_ != f || uploadedColorKey_ != colorKey;
-    const glm::vec3 eye = camera.eye();
-    const bool viewMoved = glm::length(eye - sortedEye_) > 1e-3f * camera.distance;
-    const bool surfaceOnly = !st.showParticles && st.highlightSurface;
-    if (st.drawsParticles() &&
-        (colorsStale || viewMoved || sortedFrame_ != f || sortedSurfaceOnly_ != surfaceOnly)) {
-        if (colorsStale) {
-            particleColors(*f, st, colorScratch_);
-            ++uploads_.colors;
-            uploadedColorsFrame_ = f;
-            uploadedColorKey_ = colorKey;
-        }
-        uploadSortedParticles(*f, eye, camera.forward(), surfaceOnly);
-        sortedFrame_ = f;
-        sortedEye_ = eye;
-        sortedSurfaceOnly_ = surfaceOnly;
-    }
-    if (st.showOctree() && syncOctree(octreeFilter(st)))
-        ++uploads_.octree;
-    if (st.shading == Shading::Water && shadowFrame_ != f) {
-        constexpr int kShadowRes = 48;
-        floorShadow(*f, kShadowRes, shadowScratch_);
-        glBindTexture(GL_TEXTURE_2D, shadowTex_);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, kShadowRes, kShadowRes, 0, GL_RED, GL_FLOAT,
-                     shadowScratch_.data());
-        glBindTexture(GL_TEXTURE_2D, 0);
-        shadowFrame_ = f;
-    }
-    const bool water = st.shading == Shading::Water;
-    const int floorKey = (st.showGrid && !water ? 1 : 0) | (st.showBox ? 2 : 0);
-    const bool domainChanged =
-        (f->domain.min != uploadedDomain_.min) || (f->domain.max != uploadedDomain_.max);
-    if (floorKey != uploadedFloorKey_ || domainChanged) {
-        floorAndBoxLines(f->domain, floorKey & 1, st.showBox, lineScratch_);
-        uploadLines(floorLines_, lineScratch_);
-        ++uploads_.floor;
-        uploadedFloorKey_ = floorKey;
-        uploadedDomain_ = f->domain;
-    }
-}
-
-void SceneRenderer::uploadSortedParticles(const FrameSnapshot& f, const glm::vec3& eye,
-                                          const glm::vec3& forward, bool surfaceOnly) {
-    // Front-to-back order lets the depth test reject hidden impostor fragments before shading;
-    // with software GL (Xvfb/llvmpipe) overdraw of ~10 layers otherwise dominates the frame.
-    const Vec3f e(eye.x, eye.y, eye.z), fw(forward.x, forward.y, forward.z);
-    sortKeys_.clear();
-    const bool haveFlags = f.surfaceFlag.size() == f.positions.size();
-    for (size_t i = 0; i < f.positions.size(); ++i)
-        if (!surfaceOnly || (haveFlags && f.surfaceFlag[i]))
-            sortKeys_.push_back({(f.positions[i] - e).dot(fw), uint32_t(i)});
-    const size_t n = sortKeys_.size();
-    fluidCount_ = int(n);
-    // Serial on purpose: TBB's threads belong to the (lower-priority) simulation, see SimulationWorker.
-    std::sort(sortKeys_.begin(), sortKeys_.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    sortedPositions_.resize(n);
-    sortedColors_.resize(n);
-    const bool haveColors = colorScratch_.size() == f.positions.size();
-    for (size_t k = 0; k < n; ++k) {
-        const uint32_t i = sortKeys_[k].second;
-        sortedPositions_[k] = f.positions[i];
-        sortedColors_[k] = haveColors ? colorScratch_[i] : glm::vec3(0.3f, 0.6f, 1.0f);
-    }
-    glBindBuffer(GL_ARRAY_BUFFER, fluidPosVbo_);
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(n * sizeof(Vec3f)), sortedPositions_.data(), GL_STREAM_DRAW);
-    glBindBuffer(GL_ARRAY_BUFFER, fluidColorVbo_);
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(n * sizeof(glm::vec3)), sortedColors_.data(), GL_STREAM_DRAW);
-    ++uploads_.sorts;
-}
-
 void SceneRenderer::render(const OrbitCamera& camera, const RenderSettings& settings, int fbWidth,
                            int fbHeight) {
     glViewport(0, 0, fbWidth, fbHeight);
@@ -429,20 +234,8 @@ void SceneRenderer::render(const OrbitCamera& camera, const RenderSettings& sett
         drawParticles(boundaryVao_, boundaryCount_, view, proj, radius * 0.8f, &grey,
                       st.cutawayWalls ? &eye : nullptr);
     }
-    if (st.showBodies) {
-        for (size_t i = 0; i < frame_->bodies.size(); ++i) {
-            const BodySnapshot& b = frame_->bodies[i];
-            auto it = b.mesh ? bodyMeshes_.find(b.mesh.get()) : bodyMeshes_.end();
-            if (it == bodyMeshes_.end())
-                continue;
-            // Colour by id: a body keeps its colour when another one is deleted.
-            const glm::vec3 c = b.kinematic ? glm::vec3(0.6f, 0.6f, 0.65f) : bodyColor(b.id);
-            // Shapes without normals (boxes, low-poly meshes) read best with facet normals.
-            const bool flat = b.mesh->normals.size() != b.mesh->vertices.size();
-            drawMesh(it->second.second, bodyModel(b), view, proj, glm::vec4(c, 1.0f), 0.0f, flat,
-                     b.id == highlightedBody_ ? 1.0f : 0.0f);
-        }
-    }
+    if (st.showBodies)
+        drawBodies(view, proj);
     if (waterMesh && !st.drawsParticles()) {
         // Spray and droplets the surface leaves out, drawn as small water drops.
         if (dropletFrame_ != frame_.get())
@@ -461,290 +254,40 @@ void SceneRenderer::render(const OrbitCamera& camera, const RenderSettings& sett
             if (st.showOctree())
                 drawOctree(st, camera);
         } else {
-            // Translucent water: no depth writes, back faces first then front faces, so the
-            // near surface blends over the far one without sorting triangles.
-            glDepthMask(GL_FALSE);
-            glEnable(GL_CULL_FACE);
-            const glm::vec4 color(0.2f, 0.5f, 0.9f, st.meshAlpha);
-            for (GLenum cull : {GL_FRONT, GL_BACK}) {
-                glCullFace(cull);
-                drawMesh(surfaceMesh_, glm::mat4(1.0f), view, proj, color, 0.5f);
-            }
-            glDisable(GL_CULL_FACE);
-            glDepthMask(GL_TRUE);
+            drawTranslucentMesh(view, proj, st.meshAlpha);
         }
     }
     glBindVertexArray(0);
     glUseProgram(0);
 }
 
-void SceneRenderer::uploadDroplets(const FrameSnapshot& f) {
-    // Spray: particles with fewer than 3 others within 2.6 r (a one-particle sheet has ~6). The
-    // surface mesh leaves them out; drawn as drops they keep splashes and jets visible.
-    dropletScratch_.clear();
-    const float h = 2.6f * particleRadius_, h2 = h * h;
-    if (h > 0.0f && !f.positions.empty()) {
-        std::unordered_map<uint64_t, std::vector<uint32_t>> cells;
-        auto key = [&](int x, int y, int z) {
-            return (uint64_t(uint32_t(x) & 0x1fffff) << 42) | (uint64_t(uint32_t(y) & 0x1fffff) << 21) |
-                   uint64_t(uint32_t(z) & 0x1fffff);
-        };
-        auto cellOf = [&](const Vec3f& p) {
-            return std::array<int, 3>{int(std::floor(p.x() / h)), int(std::floor(p.y() / h)),
-                                      int(std::floor(p.z() / h))};
-        };
-        for (uint32_t i = 0; i < f.positions.size(); ++i) {
-            const auto c = cellOf(f.positions[i]);
-            cells[key(c[0], c[1], c[2])].push_back(i);
-        }
-        for (uint32_t i = 0; i < f.positions.size(); ++i) {
-            const Vec3f& p = f.positions[i];
-            const auto c = cellOf(p);
-            int near = 0;
-            for (int dx = -1; dx <= 1 && near < 3; ++dx)
-                for (int dy = -1; dy <= 1 && near < 3; ++dy)
-                    for (int dz = -1; dz <= 1 && near < 3; ++dz) {
-                        auto it = cells.find(key(c[0] + dx, c[1] + dy, c[2] + dz));
-                        if (it == cells.end())
-                            continue;
-                        for (uint32_t j : it->second)
-                            if (j != i && (f.positions[j] - p).squaredNorm() < h2 && ++near >= 3)
-                                break;
-                    }
-            if (near < 3)
-                dropletScratch_.push_back(p);
-        }
+void SceneRenderer::drawBodies(const glm::mat4& view, const glm::mat4& proj) {
+    for (size_t i = 0; i < frame_->bodies.size(); ++i) {
+        const BodySnapshot& b = frame_->bodies[i];
+        auto it = b.mesh ? bodyMeshes_.find(b.mesh.get()) : bodyMeshes_.end();
+        if (it == bodyMeshes_.end())
+            continue;
+        // Colour by id: a body keeps its colour when another one is deleted.
+        const glm::vec3 c = b.kinematic ? glm::vec3(0.6f, 0.6f, 0.65f) : bodyColor(b.id);
+        // Shapes without normals (boxes, low-poly meshes) read best with facet normals.
+        const bool flat = b.mesh->normals.size() != b.mesh->vertices.size();
+        drawMesh(it->second.second, bodyModel(b), view, proj, glm::vec4(c, 1.0f), 0.0f, flat,
+                 b.id == highlightedBody_ ? 1.0f : 0.0f);
     }
-    glBindBuffer(GL_ARRAY_BUFFER, dropletPosVbo_);
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(dropletScratch_.size() * sizeof(Vec3f)), dropletScratch_.data(),
-                 GL_STREAM_DRAW);
-    dropletCount_ = int(dropletScratch_.size());
-    dropletFrame_ = &f;
 }
 
-void SceneRenderer::copyBehind(int fbWidth, int fbHeight) {
-    GLint previousFbo = 0;
-    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &previousFbo);
-    if (fbWidth != behindW_ || fbHeight != behindH_) {
-        glBindTexture(GL_TEXTURE_2D, behindTex_);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, fbWidth, fbHeight, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
-        glBindTexture(GL_TEXTURE_2D, 0);
-        glBindFramebuffer(GL_FRAMEBUFFER, behindFbo_);
-        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, behindTex_, 0);
-        behindW_ = fbWidth;
-        behindH_ = fbHeight;
-    }
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(previousFbo));
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, behindFbo_);
-    glBlitFramebuffer(0, 0, fbWidth, fbHeight, 0, 0, fbWidth, fbHeight, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-    glBindFramebuffer(GL_FRAMEBUFFER, GLuint(previousFbo));
-}
-
-OctreeFilter SceneRenderer::octreeFilter(const RenderSettings& st) {
-    return {(st.octreeExterior ? 1 << int(NodeClass::Exterior) : 0) |
-                (st.octreeInterior ? 1 << int(NodeClass::Interior) : 0) |
-                (st.octreeSurface ? 1 << int(NodeClass::Surface) : 0),
-            st.octreeMinDepth, st.octreeMaxDepth};
-}
-
-bool SceneRenderer::syncOctree(const OctreeFilter& filter) {
-    // A new snapshot or filter edit asks once; frames between two surface rebuilds carry the same
-    // nodes and start no build. The filter runs in the build, so a frame draws only shown edges.
-    if (uploadedOctreeFrame_ != frame_.get() || filter != octreeFilter_) {
-        octreeOutlines_.request(frame_, filter);
-        uploadedOctreeFrame_ = frame_.get();
-        octreeFilter_ = filter;
-    }
-    if (!octreeOutlines_.take(octreeEdges_, octreeDepthRange_, exactRender_))
-        return false;
-    glBindBuffer(GL_ARRAY_BUFFER, octreeEdgeVbo_);
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(octreeEdges_.size() * sizeof(OctreeEdgeVertex)),
-                 octreeEdges_.data(), GL_DYNAMIC_DRAW);
-    octreeCount_ = int(octreeEdges_.size());
-    return true;
-}
-
-void SceneRenderer::drawOctree(const RenderSettings& st, const OrbitCamera& camera) {
-    if (octreeCount_ <= 0)
-        return;
-    QOpenGLShaderProgram* p = octreeProgram_.get();
-    p->bind();
-    glUniformMatrix4fv(p->uniformLocation("view"), 1, GL_FALSE, glm::value_ptr(camera.view()));
-    glUniformMatrix4fv(p->uniformLocation("projection"), 1, GL_FALSE, glm::value_ptr(camera.projection()));
-    const auto [lo, hi] = octreeDepthRange_;
-    p->setUniformValue("depthLo", lo);
-    glm::vec3 colors[32];
-    for (int k = 0; k < 32; ++k)
-        colors[k] = octreeDepthColor(lo + k, lo, hi);
-    glUniform3fv(p->uniformLocation("depthColors"), 32, glm::value_ptr(colors[0]));
-    p->setUniformValue("depthCue", st.octreeDepthCue);
-    // Fade from the domain's near side to its far side as seen from the eye.
-    float near = 0.0f, far = 1.0f;
-    if (frame_ && !frame_->domain.empty()) {
-        const glm::vec3 c = 0.5f * (toGlm(frame_->domain.min) + toGlm(frame_->domain.max));
-        const float r = 0.5f * glm::length(toGlm(frame_->domain.max) - toGlm(frame_->domain.min));
-        const float d = glm::length(camera.eye() - c);
-        near = std::max(d - r, 0.0f);
-        far = d + 0.6f * r;
-    }
-    p->setUniformValue("cueRange", near, far);
-    glDepthMask(GL_FALSE); // outlines do not hide each other or the mesh drawn after them
-    glBindVertexArray(octreeVao_);
-    glDrawArrays(GL_LINES, 0, octreeCount_);
-    glDepthMask(GL_TRUE);
-}
-
-void SceneRenderer::drawSkyAndFloor(const OrbitCamera& camera) {
-    const glm::mat4 view = camera.view(), proj = camera.projection();
-    if (frame_ && !frame_->domain.empty()) {
-        const Aabb& d = frame_->domain;
-        const glm::vec3 lo = toGlm(d.min), hi = toGlm(d.max);
-        const float extent = std::max(hi.x - lo.x, hi.z - lo.z);
-        const float raw = extent / 8.0f, p10 = std::pow(10.0f, std::floor(std::log10(std::max(raw, 1e-6f))));
-        const float tile = raw / p10 < 2.0f ? p10 : raw / p10 < 5.0f ? 2.0f * p10 : 5.0f * p10;
-        QOpenGLShaderProgram* p = floorProgram_.get();
-        p->bind();
-        glUniformMatrix4fv(p->uniformLocation("view"), 1, GL_FALSE, glm::value_ptr(view));
-        glUniformMatrix4fv(p->uniformLocation("projection"), 1, GL_FALSE, glm::value_ptr(proj));
-        // Slightly below the container's floor, so wall particles and the box edge stay on top.
-        p->setUniformValue("center", 0.5f * (lo.x + hi.x), lo.y - 2e-3f * extent, 0.5f * (lo.z + hi.z));
-        p->setUniformValue("extent", 2.5f * extent);
-        p->setUniformValue("tile", tile);
-        p->setUniformValue("domainMinXZ", lo.x, lo.z);
-        p->setUniformValue("domainMaxXZ", hi.x, hi.z);
-        glActiveTexture(GL_TEXTURE0);
-        glBindTexture(GL_TEXTURE_2D, shadowTex_);
-        p->setUniformValue("shadow", 0);
-        p->setUniformValue("shadowStrength", shadowStrength_);
-        glBindVertexArray(floorVao_);
-        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-    }
-    // The sky after the floor, at the far plane: the depth test skips the pixels the floor covers
-    // (software GL pays per shaded pixel).
-    skyProgram_->bind();
-    const glm::mat4 inv = glm::inverse(proj * view);
-    glUniformMatrix4fv(skyProgram_->uniformLocation("inverseViewProjection"), 1, GL_FALSE,
-                       glm::value_ptr(inv));
-    glDepthFunc(GL_LEQUAL);
+void SceneRenderer::drawTranslucentMesh(const glm::mat4& view, const glm::mat4& proj, float alpha) {
+    // Translucent water: no depth writes, back faces first then front faces, so the
+    // near surface blends over the far one without sorting triangles.
     glDepthMask(GL_FALSE);
-    glBindVertexArray(emptyVao_);
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-    glDepthMask(GL_TRUE);
-    glDepthFunc(GL_LESS);
-}
-
-unsigned SceneRenderer::drawThickness(const OrbitCamera& camera, int fbWidth, int fbHeight) {
-    const glm::mat4 view = camera.view(), proj = camera.projection(), model(1.0f);
-    GLint previousFbo = 0;
-    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &previousFbo);
-    // Quarter resolution (soft anyway): signed distances summed by additive blending.
-    const int tw = std::max(fbWidth / 4, 1), th = std::max(fbHeight / 4, 1);
-    if (tw != thicknessW_ || th != thicknessH_) {
-        for (size_t k = 0; k < thicknessTex_.size(); ++k) {
-            glBindTexture(GL_TEXTURE_2D, thicknessTex_[k]);
-            glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, tw, th, 0, GL_RED, GL_FLOAT, nullptr);
-            glBindFramebuffer(GL_FRAMEBUFFER, thicknessFbo_[k]);
-            glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, thicknessTex_[k], 0);
-        }
-        thicknessW_ = tw;
-        thicknessH_ = th;
-        thicknessPaints_ = 0;
+    glEnable(GL_CULL_FACE);
+    const glm::vec4 color(0.2f, 0.5f, 0.9f, alpha);
+    for (GLenum cull : {GL_FRONT, GL_BACK}) {
+        glCullFace(cull);
+        drawMesh(surfaceMesh_, glm::mat4(1.0f), view, proj, color, 0.5f);
     }
-    const size_t current = size_t(thicknessPaints_ % 3), previous = size_t((thicknessPaints_ + 2) % 3);
-    // The previous paint's thickness only when it is of this very surface: after a scene switch
-    // or a new mesh while paused (one paint), an older one tinted the new water wrongly (nearly
-    // invisible, or a slab where the old water was) until the next frame.
-    // While paused (exactThickness_) every paint is exact: it is the only paint of that frame.
-    const bool usePrevious = !exactRender_ && thicknessPaints_ > 0 &&
-                             (!exactThickness_ || (uploadedSurfaceSerial_ != 0 &&
-                                                   thicknessSerial_[previous] == uploadedSurfaceSerial_));
-    thicknessSerial_[current] = uploadedSurfaceSerial_;
-    ++thicknessPaints_;
-    glBindFramebuffer(GL_FRAMEBUFFER, thicknessFbo_[current]);
-    glViewport(0, 0, tw, th);
-    glClearColor(0.0f, 0.0f, 0.0f, 0.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    glDisable(GL_DEPTH_TEST);
-    glEnable(GL_BLEND);
-    glBlendFunc(GL_ONE, GL_ONE);
-    thicknessProgram_->bind();
-    glUniformMatrix4fv(thicknessProgram_->uniformLocation("model"), 1, GL_FALSE, glm::value_ptr(model));
-    glUniformMatrix4fv(thicknessProgram_->uniformLocation("view"), 1, GL_FALSE, glm::value_ptr(view));
-    glUniformMatrix4fv(thicknessProgram_->uniformLocation("projection"), 1, GL_FALSE, glm::value_ptr(proj));
-    glBindVertexArray(surfaceMesh_.vao);
-    glDrawElements(GL_TRIANGLES, surfaceMesh_.indexCount, GL_UNSIGNED_INT, nullptr);
-    glBindFramebuffer(GL_FRAMEBUFFER, GLuint(previousFbo));
-    glViewport(0, 0, fbWidth, fbHeight);
-    // Sampling the texture just drawn makes software GL (llvmpipe) finish every queued paint
-    // first: ~6 ms of a ~18 ms paint at the default scene. The live view takes the previous
-    // paint's thickness instead (one paint old, soft anyway); images stay exact.
-    return thicknessTex_[usePrevious ? previous : current];
-}
-
-void SceneRenderer::drawWater(const OrbitCamera& camera, int fbWidth, int fbHeight, unsigned thicknessTex) {
-    const glm::mat4 view = camera.view(), proj = camera.projection(), model(1.0f);
-    // 1. The thickness was drawn at the start of the paint (drawThickness).
-    glBindVertexArray(surfaceMesh_.vao);
-    glEnable(GL_DEPTH_TEST);
-    thicknessProgram_->bind(); // its vertex stage is the mesh's: used for depth only here
-    // The surface is closed and wound outwards: seen from outside its bounds (and the near plane
-    // clear of them) only front faces can be nearest, so back faces are culled, half the
-    // rasteriser's work in the depth and shading passes. From inside the water, no culling.
-    const glm::vec3 eye = camera.eye();
-    const float pad = 0.02f * camera.distance + 1e-3f; // > the near plane, 0.01 distance
-    const bool outside = glm::any(glm::lessThan(eye, surfaceMesh_.boundsMin - pad)) ||
-                         glm::any(glm::greaterThan(eye, surfaceMesh_.boundsMax + pad));
-    if (outside) {
-        glEnable(GL_CULL_FACE);
-        glCullFace(GL_BACK);
-    }
-
-    // 2. Depth pre-pass, so only the nearest water layer is shaded (no triangle sorting).
-    glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
-    glDrawElements(GL_TRIANGLES, surfaceMesh_.indexCount, GL_UNSIGNED_INT, nullptr);
-    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-
-    // 3. Shading: reflection, the refracted scene behind (copyBehind) and absorption in one colour.
-    QOpenGLShaderProgram* p = waterProgram_.get();
-    p->bind();
-    glUniformMatrix4fv(p->uniformLocation("model"), 1, GL_FALSE, glm::value_ptr(model));
-    glUniformMatrix4fv(p->uniformLocation("view"), 1, GL_FALSE, glm::value_ptr(view));
-    glUniformMatrix4fv(p->uniformLocation("projection"), 1, GL_FALSE, glm::value_ptr(proj));
-    const glm::mat3 viewToWorld = glm::transpose(glm::mat3(view));
-    glUniformMatrix3fv(p->uniformLocation("viewToWorld"), 1, GL_FALSE, glm::value_ptr(viewToWorld));
-    const glm::vec3 sun = glm::normalize(glm::mat3(view) * glm::normalize(glm::vec3(0.45f, 0.75f, 0.5f)));
-    p->setUniformValue("sunDirView", sun.x, sun.y, sun.z);
-    // Absorption scaled to the container, so a full tank is tinted like a metre of sea water
-    // would be in a pool: red goes first, blue last.
-    float extent = 1.0f;
-    if (frame_ && !frame_->domain.empty())
-        extent = std::max((frame_->domain.max - frame_->domain.min).maxCoeff(), 1e-3f);
-    const glm::vec3 sigma = glm::vec3(10.0f, 3.4f, 1.7f) / extent;
-    p->setUniformValue("absorption", sigma.x, sigma.y, sigma.z);
-    p->setUniformValue("deepColor", 0.03f, 0.30f, 0.46f);
-    p->setUniformValue("viewportSize", float(fbWidth), float(fbHeight));
-    // Thin sheets, jets and the drop's splash stay visible: never thinner than ~3 particle radii.
-    p->setUniformValue("minThickness", 3.0f * particleRadius_);
-    p->setUniformValue("refraction", 0.1f / extent);
-    glActiveTexture(GL_TEXTURE1);
-    glBindTexture(GL_TEXTURE_2D, behindTex_);
-    p->setUniformValue("behind", 1);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, thicknessTex);
-    p->setUniformValue("thickness", 0);
-    glDepthFunc(GL_LEQUAL);
-    glDepthMask(GL_FALSE);
-    glDisable(GL_BLEND);
-    glDrawElements(GL_TRIANGLES, surfaceMesh_.indexCount, GL_UNSIGNED_INT, nullptr);
-    glEnable(GL_BLEND);
-    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
-    glDepthMask(GL_TRUE);
-    glDepthFunc(GL_LESS);
     glDisable(GL_CULL_FACE);
-    glActiveTexture(GL_TEXTURE1);
-    glBindTexture(GL_TEXTURE_2D, 0);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, 0);
+    glDepthMask(GL_TRUE);
 }
 
 void SceneRenderer::drawParticles(unsigned vao, int count, const glm::mat4& view, const glm::mat4& proj,

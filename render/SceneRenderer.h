@@ -5,6 +5,8 @@
 // one draw call), sky, floor and container box.
 // Keeps GPU buffers between frames and re-uploads only what changed (new snapshot, colour
 // mode; the octree only when its nodes changed). All calls need the owning context current.
+// Sources by job: SceneRenderer.cpp (GL objects, the paint's order, plain draws),
+// SceneRendererBuffers.cpp (uploads), SceneRendererPasses.cpp (water, octree, floor and sky).
 #include "render/Camera.h"
 #include "render/Geometry.h"
 #include "render/OctreeOutlineBuilder.h"
@@ -75,6 +77,11 @@ private:
         int vertexCount = 0;
     };
 
+    /// Vertex attribute locations (the shaders' layout(location = …)).
+    static constexpr GLuint kPos = 0, kAttr1 = 1, kAttr2 = 2;
+
+    /// The buffers, vertex arrays, textures and framebuffers kept for the renderer's life.
+    void createBuffers();
     void uploadMesh(MeshBuffers& buffers, const TriangleMesh& mesh);
     void uploadLines(LineBuffers& buffers, const std::vector<LineVertex>& vertices);
     void deleteMesh(MeshBuffers& buffers);
@@ -91,6 +98,10 @@ private:
                   const glm::mat4& proj, const glm::vec4& color, float fresnel, bool flat = false,
                   float highlight = 0.0f);
     void drawLines(const LineBuffers& lines, const glm::mat4& view, const glm::mat4& proj);
+    /// The rigid bodies, coloured by id (kinematic ones grey), the dragged one highlighted.
+    void drawBodies(const glm::mat4& view, const glm::mat4& proj);
+    /// The surface mesh as translucent blue (diagnostic shading): back faces, then front faces.
+    void drawTranslucentMesh(const glm::mat4& view, const glm::mat4& proj, float alpha);
     void drawOctree(const RenderSettings& st, const OrbitCamera& camera);
     void drawSkyAndFloor(const OrbitCamera& camera);
     /// The water's screen-space thickness (quarter resolution) into the next of three textures;

@@ -34,7 +34,8 @@ public:
     explicit CoreSimulationModel(std::unique_ptr<Simulation> sim) : sim_(std::move(sim)) {
         // Surface once per simulated frame, built serially at the frame's end: on the 2-core
         // machine the pipelined stage (Simulation::setSurfacePipelined) only competed with the
-        // physics for the same cores and lost 7-21 % of the frame rate (docs/BENCHMARKS.md, "Live loop").
+        // physics for the same cores and lost 7-21 % of the frame rate (docs/BENCHMARKS.md §5,
+        // "Serial against pipelined").
         sim_->setSurfacePipelined(false);
     }
     void reset() override { sim_->reset(); }

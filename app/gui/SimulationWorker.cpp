@@ -342,6 +342,33 @@ void SimulationWorker::applyStir(const WorkerCommand& c) {
     lastStirNs_ = nowNs();
 }
 
+void SimulationWorker::updateDragResponse() {
+    if (!(dragging_ && dragWallResponse_.load() > 0.0 && model_->supportsDrag()))
+        return;
+    // Drag in wall time: the spring's simulated response is the wall response scaled by the
+    // real-time factor, so at 0.1x real time a 0.2 s (wall) response is 0.02 s simulated.
+    const double factor = realTimeFactor_ > 0.0 ? std::min(realTimeFactor_, 1.0) : 0.05;
+    const double simulated = std::clamp(dragWallResponse_.load() * factor, 0.005, 1.0);
+    if (simulated != dragSimResponse_.load()) {
+        model_->setDragResponseTime(simulated);
+        dragSimResponse_ = simulated;
+    }
+}
+
+void SimulationWorker::updateRates(int64_t now) {
+    // Rates in every mode (play, single steps, run-until / scripted capture), over ~0.5 s windows.
+    if (now - windowStartNs_ <= 500'000'000 && stepsPerSecond_ != 0.0)
+        return;
+    const double seconds = double(now - windowStartNs_) * 1e-9;
+    stepsPerSecond_ = double(stepsInWindow_) / seconds;
+    realTimeFactor_ = std::max(0.0, model_->time() - windowStartTime_) / seconds;
+    if (now - windowStartNs_ > 500'000'000) {
+        stepsInWindow_ = 0;
+        windowStartNs_ = now;
+        windowStartTime_ = model_->time();
+    }
+}
+
 void SimulationWorker::stepModel() {
     const int64_t t0 = nowNs();
     if (t0 - lastStepNs_ > 1'000'000'000) {
@@ -351,16 +378,7 @@ void SimulationWorker::stepModel() {
         windowStartTime_ = model_->time();
     }
     std::string problem;
-    if (dragging_ && dragWallResponse_.load() > 0.0 && model_->supportsDrag()) {
-        // Drag in wall time: the spring's simulated response is the wall response scaled by the
-        // real-time factor, so at 0.1x real time a 0.2 s (wall) response is 0.02 s simulated.
-        const double factor = realTimeFactor_ > 0.0 ? std::min(realTimeFactor_, 1.0) : 0.05;
-        const double simulated = std::clamp(dragWallResponse_.load() * factor, 0.005, 1.0);
-        if (simulated != dragSimResponse_.load()) {
-            model_->setDragResponseTime(simulated);
-            dragSimResponse_ = simulated;
-        }
-    }
+    updateDragResponse();
     try {
         model_->step();
         problem = model_->healthProblem();
@@ -373,17 +391,7 @@ void SimulationWorker::stepModel() {
         --pendingSteps_;
     ++stepsInWindow_;
     lastStepNs_ = t1;
-    // Rates in every mode (play, single steps, run-until / scripted capture), over ~0.5 s windows.
-    if (t1 - windowStartNs_ > 500'000'000 || stepsPerSecond_ == 0.0) {
-        const double seconds = double(t1 - windowStartNs_) * 1e-9;
-        stepsPerSecond_ = double(stepsInWindow_) / seconds;
-        realTimeFactor_ = std::max(0.0, model_->time() - windowStartTime_) / seconds;
-        if (t1 - windowStartNs_ > 500'000'000) {
-            stepsInWindow_ = 0;
-            windowStartNs_ = t1;
-            windowStartTime_ = model_->time();
-        }
-    }
+    updateRates(t1);
     if (!problem.empty()) {
         // Blow-up guard: stop, keep the last state visible, tell the GUI once.
         playing_ = false;

@@ -157,6 +157,10 @@ private:
     void applyDrag(const WorkerCommand& command);
     void applyStir(const WorkerCommand& command);
     void stepModel();
+    /// Drag in wall time: the spring's simulated response follows the real-time factor.
+    void updateDragResponse();
+    /// Steps/s and the real-time factor over ~0.5 s windows; `now` is the step's end (ns).
+    void updateRates(int64_t now);
     void publish();
     bool tapFull() const;
     void tapFrame();

@@ -4,6 +4,8 @@
 // 3D image it paints what a user needs to read it: the colour legend, body labels, the current
 // tool and play state, the stir ring and the drag rubber band (also in recordings).
 // The GL drawing happens in a native ViewportSurface window embedded in this widget (see there why).
+// Sources by job: ViewportWidget.cpp (GL life cycle, paints, off-screen images), ViewportInput.cpp
+// (mouse, camera, tools, spawn point), ViewportOverlay.cpp (the 2D marks and the legend).
 #include "SimulationWorker.h"
 #include "render/Camera.h"
 #include "render/Picking.h"
