@@ -3,7 +3,7 @@
 // compared with tests/data/validation/martin_moyce_n2_front.csv. Prints and records the RMS error.
 //
 // Bounds, from the measurement (RMS 0.097 over the 15 points; deterministic, the same in every
-// run) and the figures of docs/BENCHMARKS.md §4: the front of this solver has measured RMS
+// run) and the figures of docs/VALIDATION.md: the front of this solver has measured RMS
 // 0.09-0.11 through every solver change recorded there and at 20-40 particles across, while the
 // variants that move the front the wrong way measured 0.13-0.30 (no wall friction 0.30, a slab of
 // 4 particles 0.24, XSPH velocity smoothing 0.15-0.17, wall friction 1.0 0.17, a fixed physical slab

@@ -104,7 +104,7 @@ private slots:
                  qPrintable(QString("safety net used %1 times").arg(on.contained)));
         // Measured 1.47 (off 8.1, on 12.0). It was 2.43 before the velocity filter was on by
         // default, 1.53 with the filter off the free-surface layer (off 16.2, on 24.9): the filter
-        // now damps that layer's particle-scale motion in both runs (docs/BENCHMARKS.md §4,
+        // now damps that layer's particle-scale motion in both runs (docs/VALIDATION.md,
         // the cylinder wake's row).
         QVERIFY2(on.enstrophy >= 1.4 * offEnstrophy_,
                  qPrintable(QString("ratio %1").arg(on.enstrophy / offEnstrophy_)));
