@@ -464,7 +464,7 @@ int run(const Args& args) {
                 vel; // interpolated onto the mesh (PLY: vx vy vz speed) when the file has them
             if (data.velocities.size() == data.positions.size())
                 vel = data.velocities;
-            tbb::this_task_arena::isolate([&] { rec.reconstruct(data.positions, rho, settings, {}, vel); });
+            tbb::this_task_arena::isolate([&] { rec.reconstruct(data.positions, rho, settings, vel); });
         } catch (const std::bad_alloc&) {
             throw outOfMemory("reconstructing the surface of " + std::to_string(data.positions.size()) +
                               " particles");

@@ -56,7 +56,7 @@ FrameSurfacePtr SurfaceStage::run(SurfaceJob& job) {
     out->baselinesCounted = job.settings.countBaselines;
     const auto t0 = std::chrono::steady_clock::now();
     try {
-        reconstructor_.reconstruct(job.positions, job.densities, job.settings, {}, job.velocities);
+        reconstructor_.reconstruct(job.positions, job.densities, job.settings, job.velocities);
         out->result = reconstructor_.result();
     } catch (const std::exception& e) {
         // A surface that cannot be built (e.g. a baseline grid too large) must not stop the fluid.

@@ -110,9 +110,7 @@ void SurfaceReconstructor::detect(std::span<const float> densities, Clock::time_
         lambda_.resize(n);
         const float mass = settings.restDensity * 8.0f * r * r * r;
         const CubicSplineKernel kernel(h);
-        if (!givenLambda_.empty()) {
-            grid_.gather(givenLambda_, lambda_); // given by the caller
-        } else if (densities.empty()) {
+        if (densities.empty()) {
             SurfaceDetection_Marrone2010::computeDensitiesAndLambda(grid_, xs_, kernel, mass, rho_, lambda_,
                                                                     detection_);
         } else {
@@ -451,23 +449,15 @@ void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals, bool velo
 }
 
 void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
-                                       const SurfaceSettings& settings, std::span<const float> lambda,
-                                       std::span<const Vec3f> velocities) {
+                                       const SurfaceSettings& settings, std::span<const Vec3f> velocities) {
     if (!velocities.empty() && velocities.size() != positions.size())
         throw std::invalid_argument(
             "surface reconstruction: velocity array size differs from the particle count");
-    if (!lambda.empty() && lambda.size() != positions.size())
-        throw std::invalid_argument(
-            "surface reconstruction: lambda array size differs from the particle count");
     struct Reset {
         SurfaceReconstructor& r;
-        ~Reset() {
-            r.givenVelocities_ = {};
-            r.givenLambda_ = {};
-        }
+        ~Reset() { r.givenVelocities_ = {}; }
     } reset{*this};
     givenVelocities_ = velocities;
-    givenLambda_ = lambda;
     reconstruct(positions, densities, settings);
 }
 

@@ -38,11 +38,9 @@ public:
     void reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
                      const SurfaceSettings& settings);
     /// Same, with the particles' velocities (caller's order, empty or one per particle):
-    /// result().mesh.velocities gets them interpolated at the vertices. lambda: empty (computed) or
-    /// lambda_i already known (caller's order; detection only thresholds it).
+    /// result().mesh.velocities gets them interpolated at the vertices.
     void reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
-                     const SurfaceSettings& settings, std::span<const float> lambda,
-                     std::span<const Vec3f> velocities);
+                     const SurfaceSettings& settings, std::span<const Vec3f> velocities);
     const SurfaceResult& result() const { return result_; }
     SurfaceResult& result() { return result_; }
 
@@ -65,7 +63,6 @@ private:
     uint64_t workspaceBytes() const;
 
     SurfaceSettings settings_;
-    std::span<const float> givenLambda_;     // caller's lambda during reconstruct(..., lambda, velocities)
     std::span<const Vec3f> givenVelocities_; // caller's velocities during reconstruct(..., velocities)
     NeighborGrid grid_;
     std::vector<Vec3f> xs_;           // sorted positions

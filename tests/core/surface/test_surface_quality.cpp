@@ -192,7 +192,7 @@ private slots:
         std::vector<Vec3f> vel(pts.size(), u);
         vel[0] = Vec3f::Zero(); // one different particle at a corner: nearby vertices differ a little
         SurfaceReconstructor rec;
-        rec.reconstruct(pts, {}, settingsFor(SurfaceField::Anisotropic), {}, vel);
+        rec.reconstruct(pts, {}, settingsFor(SurfaceField::Anisotropic), vel);
         const auto& res = rec.result();
         QCOMPARE(res.mesh.velocities.size(), res.mesh.vertices.size());
         QCOMPARE(res.mesh.normals.size(), res.mesh.vertices.size());
@@ -216,7 +216,7 @@ private slots:
         QVERIFY(rec.result().mesh.velocities.empty());
         QVERIFY_THROWS_EXCEPTION(
             std::invalid_argument,
-            rec.reconstruct(pts, {}, settingsFor(SurfaceField::Anisotropic), {}, std::vector<Vec3f>(3, u)));
+            rec.reconstruct(pts, {}, settingsFor(SurfaceField::Anisotropic), std::vector<Vec3f>(3, u)));
     }
 
     void uniformVelocityIsInterpolatedExactly() {
@@ -227,7 +227,7 @@ private slots:
         const std::vector<Vec3f> vel(pts.size(), u);
         for (SurfaceField f : {SurfaceField::Anisotropic, SurfaceField::Distance}) {
             SurfaceReconstructor rec;
-            rec.reconstruct(pts, {}, settingsFor(f), {}, vel);
+            rec.reconstruct(pts, {}, settingsFor(f), vel);
             const TriangleMesh& mesh = rec.result().mesh;
             QVERIFY(mesh.vertices.size() > 1000);
             QCOMPARE(mesh.velocities.size(), mesh.vertices.size());
@@ -254,7 +254,7 @@ private slots:
         for (const Vec3f& p : pts)
             vel.push_back(omega * Vec3f::UnitZ().cross(p - c));
         SurfaceReconstructor rec;
-        rec.reconstruct(pts, {}, settingsFor(SurfaceField::Anisotropic), {}, vel);
+        rec.reconstruct(pts, {}, settingsFor(SurfaceField::Anisotropic), vel);
         const TriangleMesh& mesh = rec.result().mesh;
         QCOMPARE(mesh.velocities.size(), mesh.vertices.size());
         // Mean speed in bins of rho (2r wide); speed / omega against rho: the kernels within R of a
