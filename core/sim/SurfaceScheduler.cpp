@@ -8,10 +8,9 @@ namespace octo {
 
 /// A copy of the frame's particles and the solver's densities for the stage. The stage detects
 /// the surface particles on the grid it builds for the octree anyway, with these densities (no
-/// second grid, no extra density pass). Lambda on the solver's cached neighbour lists
-/// (SolverSurfaceDetection, equal within 1e-4) is slower since the stage's pass runs in 8-float
-/// lanes (`bench live`: 17.0 vs 14.5 ms at 96 k particles, 5.2 vs 4.3 ms at 30 k) and needed the
-/// lists refreshed at the frame's end on the physics thread (44 / 15 ms, reused by the next step).
+/// second grid, no extra density pass). Its pass runs in 8-float lanes: lambda over the solver's
+/// cached neighbour lists was slower (`bench live`: 17.0 vs 14.5 ms at 96 k particles, 5.2 vs
+/// 4.3 ms at 30 k) and needed the lists refreshed at the frame's end on the physics thread.
 SurfaceJob SurfaceScheduler::makeJob(const PcisphSolver& solver, uint64_t steps) {
     const auto t0 = std::chrono::steady_clock::now();
     SurfaceJob job;

@@ -59,7 +59,6 @@ void PcisphSolver::setConfig(const Config& config) {
         std::fill(densityStiffness_.begin(), densityStiffness_.end(), 0.0f);
     }
     config_ = config;
-    listsCurrent_ = false;
     deriveConstants();
 }
 
@@ -107,7 +106,6 @@ void PcisphSolver::setParticles(std::vector<Vec3f> positions, std::vector<Vec3f>
     state_.densities.assign(n, config_.restDensity);
     state_.pressures.assign(n, 0.0f);
     state_.ids.resize(n);
-    listsCurrent_ = false;
     for (size_t i = 0; i < n; ++i)
         state_.ids[i] = uint32_t(i);
     resizeWorkArrays(n);
@@ -164,7 +162,6 @@ void PcisphSolver::removeParticles(std::span<const uint8_t> drop) {
         return;
     state_.resize(k);
     resizeWorkArrays(k); // the neighbour lists are rebuilt by the next step
-    listsCurrent_ = false;
 }
 
 float PcisphSolver::nextTimeStep() const {
@@ -361,15 +358,6 @@ void PcisphSolver::extrapolateWallPressure(float dt, int cur) {
                               wallPressure_[k] = den > 0.0f ? std::max(0.0f, num / den) : 0.0f;
                           }
                       });
-}
-
-void PcisphSolver::refreshNeighborLists() {
-    if (state_.size() == 0)
-        return;
-    boundary_.update(); // the boundary lists index its sorted arrays; update() is a no-op when clean
-    sortParticles();
-    buildNeighborLists();
-    listsCurrent_ = true; // the next step reuses them unless the boundary moves first
 }
 
 void PcisphSolver::computeNonPressure(float dt) {
@@ -774,7 +762,6 @@ const PcisphSolver::StepResult& PcisphSolver::step(float maxDt) {
 
 bool PcisphSolver::prepareStep(StepResult& res) {
     const auto t0 = Clock::now();
-    const bool boundaryMoved = boundary_.needsUpdate();
     boundary_.update();
     if (boundary_.hasForceTrackedObjects())
         boundary_.clearForces();
@@ -784,12 +771,8 @@ bool PcisphSolver::prepareStep(StepResult& res) {
         last_ = res;
         return false;
     }
-    // Lists refreshed since the last step (frame-end surface detection) are still exact.
-    if (!listsCurrent_ || boundaryMoved) {
-        sortParticles();
-        buildNeighborLists();
-    }
-    listsCurrent_ = false;
+    sortParticles();
+    buildNeighborLists();
     res.msNeighbors = msSince(t0);
     return true;
 }

@@ -157,17 +157,11 @@ public:
     /// attractionEnergy() it closes the energy balance that the blow-up check reads.
     double sourceWork() const { return sourceWork_; }
 
-    /// Sorts the particles and rebuilds the cached neighbour lists for the current positions
-    /// (the state does not change otherwise), so surface detection can use them at the end of a
-    /// frame (sim/SolverSurfaceDetection) instead of building its own grid and density pass. The
-    /// next step reuses these lists (unless the boundary moved): detection adds no list build.
-    void refreshNeighborLists();
+private:
     /// Particle i's cached fluid neighbours (j != i, |x_ij| < h) from the latest list build.
     std::span<const uint32_t> fluidNeighbors(uint32_t i) const {
         return {blocks_[i / kBlock].fluid.data() + fluidBegin_[i], fluidCount_[i]};
     }
-
-private:
     struct NeighborBlock {
         // The lists; their sizes are capacities (kept across steps), the pairs in use are the first
         // fluidPairs / boundaryPairs.
@@ -274,8 +268,7 @@ private:
     float maxAccelTotal_ = 0.0f;     // pressure included: the bound used with two-way coupled bodies
     float maxSpeedCandidate_ = 0.0f; // of the latest prediction
     bool finiteCandidate_ = true;
-    bool listsCurrent_ = false; // refreshNeighborLists() ran since the last step (reused by it)
-    float dtScale_ = 1.0f;      // < 1 after restarts / missed tolerance, recovers by 5 % per cheap step
+    float dtScale_ = 1.0f; // < 1 after restarts / missed tolerance, recovers by 5 % per cheap step
     StepResult last_;
 };
 
