@@ -21,7 +21,7 @@
 // resolution at a fixed rho0, since m_j C and Psi_k A scale as rho0.
 //
 // The solver evaluates everything inside its non-pressure pass over the cached neighbour lists
-// (PcisphSolver::computeNonPressure). Deviation for cost: the curvature term reads the normals
+// (NonPressureForces.cpp). Deviation for cost: the curvature term reads the normals
 // n_i, n_j that the previous step's pass computed (the paper computes them in an extra pass just
 // before); the lag is one dt, the pair term stays antisymmetric, and the extra neighbour pass,
 // which cost as much as the whole non-pressure pass, is gone. Cohesion and adhesion are evaluated
@@ -40,6 +40,16 @@ public:
     explicit SurfaceTension_Akinci2013(float supportRadius = 1.0f) { setSupportRadius(supportRadius); }
     void setSupportRadius(float h);
     float supportRadius() const { return h_; }
+    /// gamma (SphConfig::surfaceTension), beta (SphConfig::adhesion) and the boundary samples'
+    /// share w in the cohesion (SphConfig::wallCohesion; see cohesionAcceleration); 0 = off.
+    void setParameters(float gamma, float beta, float wallCohesion) {
+        gamma_ = gamma;
+        beta_ = beta;
+        wallCohesion_ = wallCohesion;
+    }
+    float gamma() const { return gamma_; }
+    float beta() const { return beta_; }
+    float wallCohesion() const { return wallCohesion_; }
 
     /// Analytic kernels of the paper (eq. 2 and 7).
     static float cohesionKernel(float r, float h);
@@ -78,6 +88,7 @@ public:
 
 private:
     float h_ = 1.0f;
+    float gamma_ = 0.0f, beta_ = 0.0f, wallCohesion_ = 0.0f;
     TabulatedFunction c_, a_;   // C(r)/r and A(r)/r over r^2
     TabulatedFunction uc_, ua_; // U_C(r) and U_A(r) at the same r^2
 };
