@@ -129,7 +129,7 @@ public:
     // and pressure accelerations and the predicted density of the step.
     std::vector<Vec3f> predicted[2], predictedVelocity, accelNonPressure, accelPressure;
     std::vector<float> predictedDensity;
-    // min(1, delta_prototype / delta_i) per particle (NonPressureForces.cpp): summed in the
+    // min(1, delta_i / delta_prototype) per particle (NonPressureForces.cpp): summed in the
     // non-pressure pass, which visits the same pairs, and read by PCISPH.
     std::vector<float> deltaScale;
     BoundaryForceBuffer bodyForces; // friction, adhesion and pressure reactions on tracked samples

@@ -71,8 +71,13 @@ struct NonPressureForces::Pass {
         float u = 0.0f; // the particle's share of the attraction's potential energy, over m
     };
 
-    void fluidPairs(uint32_t i, const uint32_t* nb, uint32_t cnt, Sums& s) const {
+    // Inlined into the per-particle loop, with the sums and the forces' parameters in locals: out
+    // of line, the sums behind a reference were stored and reloaded per pair (the compiler cannot
+    // rule out that they alias the arrays it reads).
+    [[gnu::always_inline]] void fluidPairs(uint32_t i, const uint32_t* nb, uint32_t cnt, Sums& sums) const {
         const Vec3f xi = xs[i], vi = vs[i];
+        Sums s = sums;
+        const ArtificialViscosity_Monaghan1992 viscosity = f.viscosity_;
         // Tension: colour-field normal n_i (written for the next step); confinement: omega_i and
         // eta_i = grad |omega| (from the previous step's |omega_j|).
         Vec3f colour = Vec3f::Zero(), omega = Vec3f::Zero(), eta = Vec3f::Zero();
@@ -88,7 +93,7 @@ struct NonPressureForces::Pass {
             s.gradF += gf * xij;
             s.gradSq += gf * gf * r2;
             const Vec3f vij = vi - vs[j];
-            f.viscosity_.accumulate(s.a, vij.dot(xij), r2, gf, m, xij);
+            viscosity.accumulate(s.a, vij.dot(xij), r2, gf, m, xij);
             if (tension) {
                 colour += (V[j] * gf) * xij;
                 // Cohesion along the pair's predicted separation x_ij + dt v_ij, where the
@@ -126,10 +131,14 @@ struct NonPressureForces::Pass {
                 s.aSource += conf;
             }
         }
+        sums = s;
     }
 
-    void boundaryPairs(size_t b, uint32_t i, const uint32_t* nb, uint32_t cnt, Sums& s) const {
+    [[gnu::always_inline]] void boundaryPairs(size_t b, uint32_t i, const uint32_t* nb, uint32_t cnt,
+                                              Sums& sums) const {
         const Vec3f xi = xs[i], vi = vs[i];
+        Sums s = sums;
+        const BoundaryFriction_Akinci2012 friction = f.friction_;
         const SurfaceTension_Akinci2013& ST = f.tension_;
         const float gamma = ST.gamma(), beta = ST.beta();
         for (uint32_t q = 0; q < cnt; ++q) {
@@ -139,7 +148,7 @@ struct NonPressureForces::Pass {
             const float gf = K.gradFactor(r2);
             s.gradB += (psi[k] * gf) * xik;
             Vec3f ga;
-            if (f.friction_.acceleration(ga, (vi - vb[k]).dot(xik), r2, gf, psi[k], xik)) {
+            if (friction.acceleration(ga, (vi - vb[k]).dot(xik), r2, gf, psi[k], xik)) {
                 s.a -= ga;
                 if (track && tracked[k])
                     model.bodyForces.add(b, k, m * ga);
@@ -168,6 +177,7 @@ struct NonPressureForces::Pass {
                     model.bodyForces.add(b, k, -m * aa);
             }
         }
+        sums = s;
     }
 
     /// Beyond the paper: the prototype delta assumes a full, symmetric neighbourhood. In a
