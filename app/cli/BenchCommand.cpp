@@ -9,7 +9,7 @@
 #include "scene/Scene.h"
 #include "scene/SceneLibrary.h"
 #include "sim/Simulation.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <tbb/global_control.h>
 
@@ -42,7 +42,7 @@ BenchRow measure(Simulation& sim, int threads, int steps) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int s = 0; s < steps; ++s) {
         sim.step();
-        const PcisphSolver::StepResult& r = sim.solver().lastStep();
+        const SphSolver::StepResult& r = sim.solver().lastStep();
         row.iterations += r.iterations;
         row.msNeighbors += r.msNeighbors;
         row.msNonPressure += r.msNonPressure;

@@ -10,8 +10,6 @@
 #include "scene/Scene.h"
 #include "scene/SceneLibrary.h"
 #include "sim/Simulation.h"
-#include "sim/SolverSurfaceDetection.h"
-#include "sph/PcisphSolver.h"
 #include "surface/SurfaceReconstructor.h"
 
 #include <tbb/global_control.h>
@@ -132,26 +130,6 @@ int runLiveBench(const Args& args) {
         for (int threads : {2, 1})
             for (bool pipelined : {false, true})
                 printRow(sim.fluidParticleCount(), measure(sim, threads, pipelined, frames));
-        // The detection the stage runs (its grid, the solver's densities) against lambda on the
-        // solver's cached neighbour lists (SolverSurfaceDetection, which needs the lists refreshed).
-        SurfaceSettings settings = surfaceSettingsFromParameters(sim.parameters());
-        settings.computeMesh = false;
-        SurfaceReconstructor standalone;
-        tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 2);
-        const FluidState& st = sim.solver().state();
-        standalone.reconstruct(st.positions, st.densities, settings);
-        standalone.reconstruct(st.positions, st.densities, settings);
-        const auto t0 = std::chrono::steady_clock::now();
-        sim.solver().refreshNeighborLists();
-        const auto t1 = std::chrono::steady_clock::now();
-        std::vector<float> lambda(st.size());
-        SolverSurfaceDetection::computeLambda(sim.solver(), lambda);
-        const auto t2 = std::chrono::steady_clock::now();
-        std::printf(
-            "          detection on this frame, 2 threads: the stage's %.1f ms (grid + lambda, used); on "
-            "the solver's lists %.1f ms + %.1f ms list refresh\n",
-            standalone.result().stats.tDetectMs, std::chrono::duration<double, std::milli>(t2 - t1).count(),
-            std::chrono::duration<double, std::milli>(t1 - t0).count());
     }
     std::printf(
         "Tps: solver time per frame; Tode: detection (the stage's grid, the solver's densities) + octree + "

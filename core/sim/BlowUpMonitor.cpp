@@ -3,7 +3,7 @@
 #include "scene/Scene.h"
 #include "sim/Simulation.h"
 #include "sim/SimulationBodies.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_reduce.h>
@@ -14,7 +14,7 @@
 
 namespace octo {
 
-void BlowUpMonitor::reset(const PcisphSolver& solver, float g, float vmax) {
+void BlowUpMonitor::reset(const SphSolver& solver, float g, float vmax) {
     // Energy-check tolerance: 1 % of M |g| H, or of M v0^2 / 2 without gravity (or of the
     // attraction's potential energy, see check()).
     const double fluidMass = double(solver.mass()) * double(solver.particleCount());
@@ -33,7 +33,7 @@ void BlowUpMonitor::reset(const PcisphSolver& solver, float g, float vmax) {
 }
 
 /// Kinetic and gravitational potential energy (J) of the fluid and the dynamic bodies.
-std::pair<double, double> BlowUpMonitor::energy(const PcisphSolver& solver,
+std::pair<double, double> BlowUpMonitor::energy(const SphSolver& solver,
                                                 const SimulationBodies& bodies) const {
     const FluidState& st = solver.state();
     const Vec3f g = solver.config().gravity;
@@ -66,7 +66,7 @@ std::pair<double, double> BlowUpMonitor::energy(const PcisphSolver& solver,
 /// moving kinematic bodies, which are sources. Without that bookkeeping the check had to be off with them
 /// (droplets: 49 false alarms in 2 s, and a spin-up that gained 0.5 J went unflagged). The attraction's
 /// potential is the one at the step's start, a step behind the kinetic energy: a lag of one step's work.
-double BlowUpMonitor::balancedEnergy(const PcisphSolver& solver, double ke, double pe) const {
+double BlowUpMonitor::balancedEnergy(const SphSolver& solver, double ke, double pe) const {
     return ke + pe + solver.attractionEnergy() - sourceWork;
 }
 
@@ -85,7 +85,7 @@ bool BlowUpMonitor::driven(const SimulationBodies& bodies) const {
     return stirPending || bodies.system().dragging();
 }
 
-void BlowUpMonitor::beforeStep(const PcisphSolver& solver, const SimulationBodies& bodies) {
+void BlowUpMonitor::beforeStep(const SphSolver& solver, const SimulationBodies& bodies) {
     // A new reference (reset, edit, body added) is the energy before this step, not after it: a
     // scene whose first step explodes (the dam break with timeStepMax = 1e-5 s: +72 J and 4 m/s in
     // 10 us; martin-moyce at r = 20 mm: 8.5 m/s) set its reference from the exploded state and was
@@ -97,7 +97,7 @@ void BlowUpMonitor::beforeStep(const PcisphSolver& solver, const SimulationBodie
     }
 }
 
-void BlowUpMonitor::check(const PcisphSolver& solver, const SimulationBodies& bodies, bool drive,
+void BlowUpMonitor::check(const SphSolver& solver, const SimulationBodies& bodies, bool drive,
                           StepStats& last) {
     sourceWork += bodies.coupling().lastKinematicWork();
     // The stir tool accelerates without a cap: the speed it gave the fluid is a source.

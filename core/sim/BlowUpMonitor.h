@@ -10,7 +10,7 @@
 
 namespace octo {
 
-class PcisphSolver;
+class SphSolver;
 class SimulationBodies;
 struct SceneDescription;
 struct StepStats;
@@ -22,7 +22,7 @@ public:
 
     /// A new start of the scene: the tolerance from the fluid's mass, |g|, the container's size
     /// and the fastest initial particle; no reference energy yet, no sources seen.
-    void reset(const PcisphSolver& solver, float gravity, float initialSpeed);
+    void reset(const SphSolver& solver, float gravity, float initialSpeed);
     /// The energy changed on purpose (gravity edited, a body added or removed): the next step
     /// takes a new reference.
     void forgetReference() { energyRef = std::numeric_limits<double>::infinity(); }
@@ -33,16 +33,16 @@ public:
     bool driven(const SimulationBodies& bodies) const;
     /// Before a solver step: when a new reference is due (reset, edit, body added), records the
     /// energy the step starts from.
-    void beforeStep(const PcisphSolver& solver, const SimulationBodies& bodies);
+    void beforeStep(const SphSolver& solver, const SimulationBodies& bodies);
     /// After a solver step (bodies integrated): books the step's sources and fills `last`'s
     /// blowUp, energyGrowth, kineticEnergy and maxSpeed. `drive`: driven() before the step.
-    void check(const PcisphSolver& solver, const SimulationBodies& bodies, bool drive, StepStats& last);
+    void check(const SphSolver& solver, const SimulationBodies& bodies, bool drive, StepStats& last);
     /// The first blow-up since the reset, in one line (empty: none).
     const std::string& message() const { return blowUpMsg; }
 
 private:
-    std::pair<double, double> energy(const PcisphSolver& solver, const SimulationBodies& bodies) const;
-    double balancedEnergy(const PcisphSolver& solver, double ke, double pe) const;
+    std::pair<double, double> energy(const SphSolver& solver, const SimulationBodies& bodies) const;
+    double balancedEnergy(const SphSolver& solver, double ke, double pe) const;
     float speedLimit(float sourceSpeed) const;
 
     const ParameterSet& params;

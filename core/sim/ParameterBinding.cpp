@@ -34,9 +34,8 @@ float numericalSoundSpeed(const ParameterSet& params, const Aabb& container, std
     return std::max(1.0f, 10.0f * std::max(std::sqrt(2.0f * g * (top - container.min.y())), initialMaxSpeed));
 }
 
-PcisphSolver::Config solverConfig(const ParameterSet& params, const SceneDescription& scene,
-                                  float soundSpeed) {
-    PcisphSolver::Config c = PcisphSolver::configFrom(params);
+SphSolver::Config solverConfig(const ParameterSet& params, const SceneDescription& scene, float soundSpeed) {
+    SphSolver::Config c = SphSolver::configFrom(params);
     c.soundSpeed = soundSpeed;
     c.domain = scene.container;
     // Centres may overlap the wall plane by up to r/2 (the wall gap is as compressible as

@@ -3,7 +3,7 @@
 // starts with, the solver's Config, and what an edit of one parameter touches.
 #include "common/Parameters.h"
 #include "common/Types.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <span>
 #include <string>
@@ -25,8 +25,7 @@ float numericalSoundSpeed(const ParameterSet& params, const Aabb& container, std
                           float initialMaxSpeed);
 
 /// The solver's configuration: the parameters, the scene's container and the sound speed.
-PcisphSolver::Config solverConfig(const ParameterSet& params, const SceneDescription& scene,
-                                  float soundSpeed);
+SphSolver::Config solverConfig(const ParameterSet& params, const SceneDescription& scene, float soundSpeed);
 
 /// What an edit of one parameter touches (Simulation::setParameter).
 struct ParameterEffect {

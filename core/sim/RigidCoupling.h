@@ -11,7 +11,7 @@
 //   2. pushTransforms(): object pose and material velocities from the bodies;
 //   3. the PCISPH step (boundary in the density and in every pressure iteration; pressure
 //      force F_i<-k = -m_i Psi_k ((p_i + p_k) / rho_i^2) grad W_ik, eq. 10 with the fluid's
-//      pressure mirrored into the body (PcisphSolver), and friction, eq. 11; the solver adds the
+//      pressure mirrored into the body (Pcisph_Solenthaler2009), and friction, eq. 11; the solver adds the
 //      reactions F_k<-i = -F_i<-k to the boundary particles of the bodies);
 //   4. advanceBodies(dt): per body F = sum_k F_k<-i, tau = sum_k (x_k - c) x F_k<-i about its
 //      centre of mass c (eq. 12-13), then RigidBodySystem::step(dt, loads) with gravity,
@@ -40,7 +40,7 @@ public:
     /// body's with its path's mean velocities over the next stepAhead seconds (when > 0).
     void pushTransforms(float stepAhead = 0.0f);
     /// Kinematic bodies' objects take their path's mean velocities over the next dt seconds at
-    /// their current pose (PcisphSolver::setBoundaryMotion: a restarted, shorter step).
+    /// their current pose (SphSolver::setBoundaryMotion: a restarted, shorter step).
     void pushKinematicVelocities(float dt);
     /// Fluid loads of the last solver step, one per body (sums in double).
     std::vector<BodyLoad> loads() const;

@@ -29,12 +29,12 @@ void Simulation::Impl::build() {
     soundSpeed = numericalSoundSpeed(params, scene.container, x, vmax);
 
     boundary.clear();
-    solver = std::make_unique<PcisphSolver>(config(), boundary);
+    solver = std::make_unique<SphSolver>(config(), boundary);
     solver->setBoundaryMotion([this](float dt) { bodies.coupling().pushKinematicVelocities(dt); });
     const int layers = params.geti("boundaryLayers");
     const int walls = boundary.addObject(sampleBoxWalls(scene.container, 2.0f * r, layers), true,
                                          planarWallPsiScale(4.0f * r, 2.0f * r, layers));
-    boundary.setWall(walls); // the pressure extrapolated from the fluid (PcisphSolver)
+    boundary.setWall(walls); // the pressure extrapolated from the fluid (Pcisph_Solenthaler2009)
     // Rigid bodies: boundary objects after the walls; fluid inside them is removed.
     bodies.configure(scene.container, config().gravity, r, params.getf("restDensity"));
     try {
@@ -70,7 +70,7 @@ const StepStats& Simulation::Impl::step(float maxDt) {
     maxDt = std::min(maxDt, bodies.timeStepLimit(params.getf("cflFactor"), solver->nextTimeStep()));
     bodies.beforeStep(solver->state(), std::min(maxDt, solver->nextTimeStep()));
     monitor.beforeStep(*solver, bodies);
-    const PcisphSolver::StepResult& r = solver->step(maxDt);
+    const SphSolver::StepResult& r = solver->step(maxDt);
     if (!r.finite) {
         std::ostringstream m;
         m << "simulation became unstable (NaN/Inf) at t = " << solver->time()
@@ -217,7 +217,7 @@ const std::string& Simulation::status() const {
 const std::string& Simulation::blowUpMessage() const {
     return impl_->monitor.message();
 }
-PcisphSolver& Simulation::solver() {
+SphSolver& Simulation::solver() {
     return *impl_->solver;
 }
 BoundaryModel& Simulation::boundary() {

@@ -16,7 +16,7 @@
 namespace octo {
 
 struct SceneDescription; // core/scene/Scene.h
-class PcisphSolver;      // core/sph/PcisphSolver.h
+class SphSolver;         // core/sph/SphSolver.h
 class BoundaryModel;     // core/sph/BoundaryModel.h
 struct SurfaceResult;    // core/surface/SurfaceSettings.h
 
@@ -166,7 +166,7 @@ public:
     /// after a stir) flags one. Non-empty (a one-line message) after such a step; cleared by reset().
     const std::string& blowUpMessage() const;
     /// The solver and the boundary model (walls = object 0), e.g. for rigid-body coupling.
-    PcisphSolver& solver();
+    SphSolver& solver();
     BoundaryModel& boundary();
 
     // --- rigid bodies (two-way coupled after Akinci 2012; call between steps) ---------------

@@ -11,7 +11,7 @@
 #include "sim/SimulationBodies.h"
 #include "sim/SurfaceScheduler.h"
 #include "sph/BoundaryModel.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <memory>
 #include <string>
@@ -25,7 +25,7 @@ struct Simulation::Impl {
     BoundaryModel boundary;
     SimulationBodies bodies{boundary};
     std::vector<BodyDescription> sceneBodies;
-    std::unique_ptr<PcisphSolver> solver;
+    std::unique_ptr<SphSolver> solver;
     uint64_t steps = 0;
     size_t escapedTotal = 0; // escapes through the walls since the last reset
     StepStats last;
@@ -37,7 +37,7 @@ struct Simulation::Impl {
     SurfaceScheduler surface{params};
     FrameStatistics frames;
 
-    PcisphSolver::Config config() const { return solverConfig(params, scene, soundSpeed); }
+    SphSolver::Config config() const { return solverConfig(params, scene, soundSpeed); }
     /// Samples the scene at the current parameters: fluid, walls, bodies; every count restarts.
     void build();
     /// One step toward `target` (a frame end): the remaining steps of the frame are evened out so

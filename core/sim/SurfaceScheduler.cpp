@@ -1,6 +1,6 @@
 #include "sim/SurfaceScheduler.h"
 
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <chrono>
 
@@ -8,11 +8,10 @@ namespace octo {
 
 /// A copy of the frame's particles and the solver's densities for the stage. The stage detects
 /// the surface particles on the grid it builds for the octree anyway, with these densities (no
-/// second grid, no extra density pass). Lambda on the solver's cached neighbour lists
-/// (SolverSurfaceDetection, equal within 1e-4) is slower since the stage's pass runs in 8-float
-/// lanes (`bench live`: 17.0 vs 14.5 ms at 96 k particles, 5.2 vs 4.3 ms at 30 k) and needed the
-/// lists refreshed at the frame's end on the physics thread (44 / 15 ms, reused by the next step).
-SurfaceJob SurfaceScheduler::makeJob(const PcisphSolver& solver, uint64_t steps) {
+/// second grid, no extra density pass). Its pass runs in 8-float lanes: lambda over the solver's
+/// cached neighbour lists was slower (`bench live`: 17.0 vs 14.5 ms at 96 k particles, 5.2 vs
+/// 4.3 ms at 30 k) and needed the lists refreshed at the frame's end on the physics thread.
+SurfaceJob SurfaceScheduler::makeJob(const SphSolver& solver, uint64_t steps) {
     const auto t0 = std::chrono::steady_clock::now();
     SurfaceJob job;
     job.settings = surfaceSettingsFromParameters(params_);
@@ -32,7 +31,7 @@ SurfaceJob SurfaceScheduler::makeJob(const PcisphSolver& solver, uint64_t steps)
     return job;
 }
 
-void SurfaceScheduler::startFrameSurface(const PcisphSolver& solver, uint64_t steps) {
+void SurfaceScheduler::startFrameSurface(const SphSolver& solver, uint64_t steps) {
     lastFramePhysicsMs_ = framePhysicsMs_;
     framePhysicsMs_ = 0.0;
     if (!params_.getb("surfaceEnabled") || forced_)
@@ -54,7 +53,7 @@ FrameSurfacePtr SurfaceScheduler::frameSurface() const {
     return params_.getb("surfaceEnabled") ? current() : nullptr;
 }
 
-void SurfaceScheduler::applyForced(const PcisphSolver& solver, uint64_t steps) {
+void SurfaceScheduler::applyForced(const SphSolver& solver, uint64_t steps) {
     if (!forced_ || !params_.getb("surfaceEnabled"))
         return;
     forced_ = false;
@@ -75,7 +74,7 @@ void SurfaceScheduler::setPipelined(bool pipelined) {
         stage_.wait();
 }
 
-const SurfaceResult* SurfaceScheduler::surfaceNow(const PcisphSolver& solver, uint64_t steps) {
+const SurfaceResult* SurfaceScheduler::surfaceNow(const SphSolver& solver, uint64_t steps) {
     if (!params_.getb("surfaceEnabled"))
         return nullptr;
     applyForced(solver, steps);

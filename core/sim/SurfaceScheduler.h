@@ -11,7 +11,7 @@
 
 namespace octo {
 
-class PcisphSolver;
+class SphSolver;
 struct FluidState;
 
 class SurfaceScheduler {
@@ -20,17 +20,17 @@ public:
     explicit SurfaceScheduler(const ParameterSet& params) : params_(params) {}
 
     /// The frame just ended: start its surface (serial: now; pipelined: beside the next frame).
-    void startFrameSurface(const PcisphSolver& solver, uint64_t steps);
+    void startFrameSurface(const SphSolver& solver, uint64_t steps);
     /// The latest finished surface of the current settings (nullptr: none yet / off).
     FrameSurfacePtr current() const;
     /// The latest frame's surface when the surface is on (Simulation::frameSurface).
     FrameSurfacePtr frameSurface() const;
     /// Applies a forced rebuild (edit, reset, first frame) now, on this thread.
-    void applyForced(const PcisphSolver& solver, uint64_t steps);
+    void applyForced(const SphSolver& solver, uint64_t steps);
     /// Surfaces of older settings or particles are never shown again; the next one is forced.
     void invalidate();
     /// The surface of this very state (Simulation::surface): nullptr when off or failed.
-    const SurfaceResult* surfaceNow(const PcisphSolver& solver, uint64_t steps);
+    const SurfaceResult* surfaceNow(const SphSolver& solver, uint64_t steps);
     /// The latest frame's surface, its statistics and flags into `snap` (flags in the current order).
     void addToSnapshot(FrameSnapshot& snap, const FluidState& fluid);
 
@@ -44,7 +44,7 @@ public:
     const std::string& error() const { return error_; }
 
 private:
-    SurfaceJob makeJob(const PcisphSolver& solver, uint64_t steps);
+    SurfaceJob makeJob(const SphSolver& solver, uint64_t steps);
 
     const ParameterSet& params_;
     SurfaceStage stage_;

@@ -1,14 +1,13 @@
 #pragma once
 // The cubic spline kernel (CubicSplineKernel.h) tabulated over the squared distance s = |x|^2,
-// for the solver's inner loops: no square root, no division and no branch per neighbour pair
-// (SPlisHSPlasH tabulates its kernels the same way, over |x|). Linear interpolation between
+// for the solver's inner loops (TabulatedFunction). Linear interpolation between
 // 4096 samples on [0, h^2]; relative error well below the solver's density tolerance
 // (tests/core/spatial/test_kernel.cpp checks it against the analytic kernel).
 #include "spatial/CubicSplineKernel.h"
+#include "spatial/TabulatedFunction.h"
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 namespace octo {
 
@@ -20,40 +19,23 @@ public:
 
     void setSupportRadius(float h) {
         const CubicSplineKernel exact(h);
-        h2_ = h * h;
-        invDs_ = float(kSamples) / h2_;
         w0_ = exact.W0();
-        // Two extra zero samples: s >= h^2 clamps onto them, so W = gradW = 0 outside the support.
-        w_.assign(kSamples + 2, 0.0f);
-        g_.assign(kSamples + 2, 0.0f);
-        for (int i = 0; i < kSamples; ++i) {
-            const float s = float(i) / invDs_;
-            const float r = std::sqrt(s);
-            w_[size_t(i)] = exact.W(r);
+        w_.sample(h * h, kSamples, [&](int, float s) { return exact.W(std::sqrt(s)); });
+        g_.sample(h * h, kSamples, [&](int, float s) {
             // gradW(x) = factor(s) * x; at s = 0 use the q -> 0 limit of the inner branch.
-            const float rr = std::max(r, 1e-3f * h);
-            g_[size_t(i)] = exact.gradW(Vec3f(rr, 0.0f, 0.0f)).x() / rr;
-        }
+            const float rr = std::max(std::sqrt(s), 1e-3f * h);
+            return exact.gradW(Vec3f(rr, 0.0f, 0.0f)).x() / rr;
+        });
     }
 
     float W0() const { return w0_; }
-    float W(float r2) const {
-        float u = std::min(r2 * invDs_, float(kSamples));
-        const int i = int(u);
-        u -= float(i);
-        return w_[size_t(i)] + u * (w_[size_t(i) + 1] - w_[size_t(i)]);
-    }
+    float W(float r2) const { return w_(r2); }
     /// grad_i W(x_ij) = gradFactor(|x_ij|^2) * x_ij.
-    float gradFactor(float r2) const {
-        float u = std::min(r2 * invDs_, float(kSamples));
-        const int i = int(u);
-        u -= float(i);
-        return g_[size_t(i)] + u * (g_[size_t(i) + 1] - g_[size_t(i)]);
-    }
+    float gradFactor(float r2) const { return g_(r2); }
 
 private:
-    float h2_ = 1.0f, invDs_ = 1.0f, w0_ = 0.0f;
-    std::vector<float> w_, g_;
+    float w0_ = 0.0f;
+    TabulatedFunction w_, g_;
 };
 
 } // namespace octo

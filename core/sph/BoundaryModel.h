@@ -37,7 +37,7 @@ public:
     void reportForces(int object);
     /// Makes a static object whose forces are not reported a container wall: the fluid solver gives
     /// its samples the pressure extrapolated from the fluid around them (Adami et al. 2012) instead
-    /// of each fluid particle's own, mirrored (see PcisphSolver). Throws std::logic_error for a
+    /// of each fluid particle's own, mirrored (see Pcisph_Solenthaler2009). Throws std::logic_error for a
     /// dynamic or force-reporting object: the reaction on a body is computed from the mirrored one.
     void setWall(int object);
     bool isWall(int object) const;

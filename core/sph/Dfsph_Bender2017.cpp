@@ -1,8 +1,8 @@
 // Divergence-free SPH after Bender & Koschier 2015, "Divergence-free smoothed particle
 // hydrodynamics" (SCA 2015), and 2017, "Divergence-free SPH for incompressible and viscous fluids"
-// (IEEE TVCG 23(3)): the pressure step of PcisphSolver when Config::pressureSolver is Dfsph.
+// (IEEE TVCG 23(3)): the pressure step of SphSolver when SphConfig::pressureSolver is Dfsph.
 // The neighbour lists, non-pressure forces, boundary samples, time-step bounds and statistics are
-// the ones PCISPH uses; only the pressure solve differs.
+// the ones PCISPH uses (FluidModel, TimeStepController); only the pressure solve differs.
 //
 // Per step (positions x and velocities v at time t, lists built at x):
 //  1. density rho_i = m sum_j W_ij + sum_k Psi_k W_ik and the factor
@@ -23,8 +23,11 @@
 // (its warm start made resting columns bounce: see kWarmStartDivergence).
 // Walls and bodies push with the particle's own pressure, Akinci et al. 2012 eq. 10, as alpha
 // assumes (measured against the mirrored forms: see below); a tracked body receives the opposite.
+#include "sph/Dfsph_Bender2017.h"
+
+#include "sph/FluidModel.h"
 #include "sph/ParallelUtil.h"
-#include "sph/PcisphSolver.h"
+#include "sph/TimeStepController.h"
 
 #include <tbb/parallel_reduce.h>
 
@@ -63,23 +66,26 @@ constexpr float kRelaxation = 0.5f;
 // (max 0.094 m/s at 0.5 s) at 24.8 sweeps there, 5.3 in the dam break (2.7 warm).
 constexpr float kWarmStartDivergence = 0.5f;
 // The paper's minimum sweeps (Bender & Koschier 2017, algorithms 2 and 3): one for the divergence,
-// two for the density (PCISPH's minIterations, Solenthaler's "at least three", is not DFSPH's).
+// two for the density (Dfsph_Bender2017::kDensityMinIterations; PCISPH's minIterations,
+// Solenthaler's "at least three", is not DFSPH's).
 constexpr int kDivergenceMinIterations = 1;
-constexpr int kDensityMinIterations = PcisphSolver::kDfsphDensityMinIterations;
 } // namespace
 
-void PcisphSolver::computeDensityAndFactor() {
-    const KernelTable& K = table_;
-    const float m = mass_;
-    const auto xb = boundary_.sortedPositions();
-    const auto psi = boundary_.sortedPsi();
-    const Vec3f* X = state_.positions.data();
+void Dfsph_Bender2017::computeDensityAndFactor() {
+    const KernelTable& K = model_.table();
+    const float m = model_.mass();
+    const auto xb = model_.boundary().sortedPositions();
+    const auto psi = model_.boundary().sortedPsi();
+    const Vec3f* X = model_.state.positions.data();
     // A particle with (almost) no neighbours gets alpha = 0: no pressure can compress it.
-    const float tiny = 1e-6f * protoDenominator_;
-    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
-        NeighborBlock& blk = blocks_[b];
-        blk.gradFluid.resize(blk.fluidPairs);
-        blk.gradBoundary.resize(blk.boundaryPairs);
+    const float tiny = 1e-6f * model_.protoDenominator();
+    const FluidModel::NeighborLists& L = model_.lists;
+    gradients_.resize(L.blocks.size());
+    model_.forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        const FluidModel::NeighborLists::Block& blk = L.blocks[b];
+        BlockGradients& stored = gradients_[b];
+        stored.fluid.resize(blk.fluidPairs);
+        stored.boundary.resize(blk.boundaryPairs);
         const uint32_t* fn = blk.fluid.data();
         const uint32_t* bn = blk.boundary.data();
         for (uint32_t i = begin; i < end; ++i) {
@@ -87,9 +93,9 @@ void PcisphSolver::computeDensityAndFactor() {
             float sumW = K.W0();
             Vec3f grad = Vec3f::Zero();
             float gradSq = 0.0f;
-            const uint32_t* nb = fn + fluidBegin_[i];
-            Vec3f* gf = blk.gradFluid.data() + fluidBegin_[i];
-            for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q) {
+            const uint32_t* nb = fn + L.fluidBegin[i];
+            Vec3f* gf = stored.fluid.data() + L.fluidBegin[i];
+            for (uint32_t q = 0, cnt = L.fluidCount[i]; q < cnt; ++q) {
                 const Vec3f xij = xi - X[nb[q]];
                 const float r2 = xij.squaredNorm();
                 sumW += K.W(r2);
@@ -99,9 +105,9 @@ void PcisphSolver::computeDensityAndFactor() {
                 gradSq += g.squaredNorm();
             }
             float rho = m * sumW;
-            const uint32_t* bnb = bn + boundaryBegin_[i];
-            Vec3f* gb = blk.gradBoundary.data() + boundaryBegin_[i];
-            for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q) {
+            const uint32_t* bnb = bn + L.boundaryBegin[i];
+            Vec3f* gb = stored.boundary.data() + L.boundaryBegin[i];
+            for (uint32_t q = 0, cnt = L.boundaryCount[i]; q < cnt; ++q) {
                 const uint32_t k = bnb[q];
                 const Vec3f xik = xi - xb[k];
                 const float r2 = xik.squaredNorm();
@@ -110,55 +116,57 @@ void PcisphSolver::computeDensityAndFactor() {
                 gb[q] = gk;
                 grad += gk;
             }
-            state_.densities[i] = rho;
+            model_.state.densities[i] = rho;
             const float denominator = grad.squaredNorm() + gradSq;
-            dfsphFactor_[i] = denominator > tiny ? 1.0f / denominator : 0.0f;
+            factor_[i] = denominator > tiny ? 1.0f / denominator : 0.0f;
         }
     });
 }
 
-float PcisphSolver::dfsphSource(uint32_t i, const NeighborBlock& blk, float dt, bool divergence) const {
+float Dfsph_Bender2017::source(uint32_t i, size_t b, float dt, bool divergence) const {
     // D rho_i / Dt = sum_j m v_ij . grad W_ij + sum_k Psi_k v_ik . grad W_ik at the current velocities.
-    const Vec3f* V = predictedVelocity_.data();
-    const auto vb = boundary_.sortedVelocities();
+    const Vec3f* V = model_.predictedVelocity.data();
+    const auto vb = model_.boundary().sortedVelocities();
+    const FluidModel::NeighborLists& L = model_.lists;
+    const FluidModel::NeighborLists::Block& blk = L.blocks[b];
     const Vec3f vi = V[i];
     float rate = 0.0f;
-    const uint32_t* nb = blk.fluid.data() + fluidBegin_[i];
-    const Vec3f* gf = blk.gradFluid.data() + fluidBegin_[i];
-    for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q)
+    const uint32_t* nb = blk.fluid.data() + L.fluidBegin[i];
+    const Vec3f* gf = gradients_[b].fluid.data() + L.fluidBegin[i];
+    for (uint32_t q = 0, cnt = L.fluidCount[i]; q < cnt; ++q)
         rate += (vi - V[nb[q]]).dot(gf[q]);
-    const uint32_t* bnb = blk.boundary.data() + boundaryBegin_[i];
-    const Vec3f* gb = blk.gradBoundary.data() + boundaryBegin_[i];
-    for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
+    const uint32_t* bnb = blk.boundary.data() + L.boundaryBegin[i];
+    const Vec3f* gb = gradients_[b].boundary.data() + L.boundaryBegin[i];
+    for (uint32_t q = 0, cnt = L.boundaryCount[i]; q < cnt; ++q)
         rate += (vi - vb[bnb[q]]).dot(gb[q]);
     if (divergence)
-        return fluidCount_[i] + boundaryCount_[i] < kDivergenceMinNeighbours ? 0.0f : rate;
-    return state_.densities[i] + dt * rate - config_.restDensity;
+        return L.fluidCount[i] + L.boundaryCount[i] < kDivergenceMinNeighbours ? 0.0f : rate;
+    return model_.state.densities[i] + dt * rate - model_.config().restDensity;
 }
 
-std::pair<float, float> PcisphSolver::dfsphSweep(float dt, bool divergence) {
-    const float rho0 = config_.restDensity;
+std::pair<float, float> Dfsph_Bender2017::sweep(float dt, bool divergence) {
+    const float rho0 = model_.config().restDensity;
     std::vector<float>& stiffness = divergence ? divergenceStiffness_ : densityStiffness_;
     const float gain = kRelaxation * (divergence ? 1.0f / dt : 1.0f / (dt * dt));
     struct Sums {
         double source = 0.0;
         float max = 0.0f;
     };
-    const size_t nBlocks = blocks_.size();
+    const size_t nBlocks = model_.lists.blocks.size();
     const Sums total = tbb::parallel_deterministic_reduce( // fixed order: the mean decides the iterations
         tbb::blocked_range<size_t>(0, nBlocks, 1), Sums{},
         [&](const tbb::blocked_range<size_t>& r, Sums acc) {
             for (size_t b = r.begin(); b < r.end(); ++b) {
-                const uint32_t begin = uint32_t(b * kBlock),
-                               end = uint32_t(std::min(state_.size(), (b + 1) * kBlock));
+                const uint32_t begin = uint32_t(b * FluidModel::kBlock),
+                               end = uint32_t(std::min(model_.state.size(), (b + 1) * FluidModel::kBlock));
                 for (uint32_t i = begin; i < end; ++i) {
                     // Projected Jacobi on the complementarity problem p >= 0, s <= 0, p s = 0: a
                     // particle the fluid compresses gains pressure, one with pressure that separates
                     // loses it (never below 0: no tension). The residual counts both, so a warm
                     // start or a sweep that pushed too hard is undone before the solve stops.
-                    const float source = dfsphSource(i, blocks_[b], dt, divergence);
-                    const float p = std::max(0.0f, stiffness[i] + gain * source * dfsphFactor_[i]);
-                    const float residual = stiffness[i] > 0.0f ? std::abs(source) : std::max(0.0f, source);
+                    const float s = source(i, b, dt, divergence);
+                    const float p = std::max(0.0f, stiffness[i] + gain * s * factor_[i]);
+                    const float residual = stiffness[i] > 0.0f ? std::abs(s) : std::max(0.0f, s);
                     stiffnessIncrement_[i] = p - stiffness[i];
                     stiffness[i] = p;
                     acc.source += double(residual);
@@ -173,26 +181,27 @@ std::pair<float, float> PcisphSolver::dfsphSweep(float dt, bool divergence) {
             return a;
         });
     applyPressureIncrement(dt);
-    const float n = float(std::max<size_t>(1, state_.size()));
+    const float n = float(std::max<size_t>(1, model_.state.size()));
     return {float(total.source) / n / rho0, total.max / rho0};
 }
 
-void PcisphSolver::applyPressureIncrement(float dt) {
+void Dfsph_Bender2017::applyPressureIncrement(float dt) {
     const float* dp = stiffnessIncrement_.data();
-    Vec3f* V = predictedVelocity_.data();
-    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
-        const NeighborBlock& blk = blocks_[b];
-        const uint32_t* fn = blk.fluid.data();
+    Vec3f* V = model_.predictedVelocity.data();
+    const FluidModel::NeighborLists& L = model_.lists;
+    model_.forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        const uint32_t* fn = L.blocks[b].fluid.data();
+        const BlockGradients& grad = gradients_[b];
         for (uint32_t i = begin; i < end; ++i) {
             const float dpi = dp[i];
             Vec3f a = Vec3f::Zero();
-            const uint32_t* nb = fn + fluidBegin_[i];
-            const Vec3f* gf = blk.gradFluid.data() + fluidBegin_[i];
-            for (uint32_t q = 0, cnt = fluidCount_[i]; q < cnt; ++q)
+            const uint32_t* nb = fn + L.fluidBegin[i];
+            const Vec3f* gf = grad.fluid.data() + L.fluidBegin[i];
+            for (uint32_t q = 0, cnt = L.fluidCount[i]; q < cnt; ++q)
                 a -= (dpi + dp[nb[q]]) * gf[q];
             if (dpi != 0.0f) {
-                const Vec3f* gb = blk.gradBoundary.data() + boundaryBegin_[i];
-                for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
+                const Vec3f* gb = grad.boundary.data() + L.boundaryBegin[i];
+                for (uint32_t q = 0, cnt = L.boundaryCount[i]; q < cnt; ++q)
                     a -= dpi * gb[q];
             }
             V[i] += dt * a;
@@ -200,150 +209,174 @@ void PcisphSolver::applyPressureIncrement(float dt) {
     });
 }
 
-void PcisphSolver::warmStartDivergence(float dt) {
+void Dfsph_Bender2017::warmStartDivergence(float dt) {
     // Half the previous step's pressures as the first increment (Bender & Koschier 2017, section
     // 4.3), for the particles the current velocities compress; the others start from 0 (a stale
     // pressure on a particle that is already separating pushes it further apart).
-    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+    model_.forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         for (uint32_t i = begin; i < end; ++i) {
             float& p = divergenceStiffness_[i];
-            p = p > 0.0f && dfsphSource(i, blocks_[b], dt, true) > 0.0f ? kWarmStartDivergence * p : 0.0f;
+            p = p > 0.0f && source(i, b, dt, true) > 0.0f ? kWarmStartDivergence * p : 0.0f;
             stiffnessIncrement_[i] = p;
         }
     });
     applyPressureIncrement(dt);
 }
 
-void PcisphSolver::accumulateDfsphBodyForces() {
+void Dfsph_Bender2017::accumulateBodyForces() {
     // F_k<-i = Psi_k (p_i^div + p_i^rho) m grad W_ik: the opposite of the boundary's push on i over
     // the step (both solves act for dt), from the gradients stored for the sweeps.
-    const auto tracked = boundary_.sortedTracked();
-    const float m = mass_;
-    bodyForces_.reset(blocks_.size());
-    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
-        const NeighborBlock& blk = blocks_[b];
+    const auto tracked = model_.boundary().sortedTracked();
+    const float m = model_.mass();
+    const FluidModel::NeighborLists& L = model_.lists;
+    model_.bodyForces.reset(L.blocks.size());
+    model_.forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        const FluidModel::NeighborLists::Block& blk = L.blocks[b];
         for (uint32_t i = begin; i < end; ++i) {
             const float p = divergenceStiffness_[i] + densityStiffness_[i];
             if (p <= 0.0f)
                 continue;
-            const uint32_t* bnb = blk.boundary.data() + boundaryBegin_[i];
-            const Vec3f* gb = blk.gradBoundary.data() + boundaryBegin_[i];
-            for (uint32_t q = 0, cnt = boundaryCount_[i]; q < cnt; ++q)
+            const uint32_t* bnb = blk.boundary.data() + L.boundaryBegin[i];
+            const Vec3f* gb = gradients_[b].boundary.data() + L.boundaryBegin[i];
+            for (uint32_t q = 0, cnt = L.boundaryCount[i]; q < cnt; ++q)
                 if (tracked[bnb[q]])
-                    bodyForces_.add(b, bnb[q], (m * p) * gb[q]);
+                    model_.bodyForces.add(b, bnb[q], (m * p) * gb[q]);
         }
     });
-    bodyForces_.flush(boundary_);
+    model_.bodyForces.flush(model_.boundary());
 }
 
-const PcisphSolver::StepResult& PcisphSolver::stepDfsph(float maxDt) {
+void Dfsph_Bender2017::resize(size_t n) {
+    factor_.resize(n);
+    stiffnessIncrement_.resize(n);
+    divergenceStiffness_.assign(n, 0.0f);
+    densityStiffness_.assign(n, 0.0f);
+}
+
+void Dfsph_Bender2017::clearWarmStart() {
+    std::fill(divergenceStiffness_.begin(), divergenceStiffness_.end(), 0.0f);
+    std::fill(densityStiffness_.begin(), densityStiffness_.end(), 0.0f);
+}
+
+float Dfsph_Bender2017::attempt(float dt, SphStepResult& res, int& it, int& itDiv, float& meanErr,
+                                float& maxErr) {
+    const SphConfig& config = model_.config();
+    FluidState& state = model_.state;
+    std::vector<Vec3f>& predictedVelocity = model_.predictedVelocity;
+    // 2. Divergence-free velocities at t (the paper's step at the end of the previous step).
+    std::copy(state.velocities.begin(), state.velocities.end(), predictedVelocity.begin());
+    warmStartDivergence(dt);
+    itDiv = 0;
+    for (;;) {
+        const float meanDiv = sweep(dt, true).first;
+        ++itDiv;
+        if ((meanDiv <= config.divergenceErrorTolerance && itDiv >= kDivergenceMinIterations) ||
+            itDiv >= config.maxIterations)
+            break;
+    }
+    std::copy(predictedVelocity.begin(), predictedVelocity.end(), state.velocities.begin());
+    // 3. Non-pressure accelerations at the divergence-free velocities: v* = v + dt a.
+    const auto t1 = parallel::Clock::now();
+    model_.computeNonPressure(dt);
+    res.msNonPressure += parallel::msSince(t1);
+    // 4. Constant density.
+    std::fill(densityStiffness_.begin(), densityStiffness_.end(), 0.0f); // cold start (above)
+    it = 0;
+    for (;;) {
+        std::tie(meanErr, maxErr) = sweep(dt, false);
+        ++it;
+        if ((maxErr <= config.densityErrorTolerance && it >= kDensityMinIterations) ||
+            it >= config.maxIterations)
+            break;
+    }
+    return tbb::parallel_reduce(
+        tbb::blocked_range<size_t>(0, state.size(), 4096), 0.0f,
+        [&](const tbb::blocked_range<size_t>& r, float acc) {
+            for (size_t i = r.begin(); i < r.end(); ++i) {
+                const float v2 = predictedVelocity[i].squaredNorm();
+                acc = std::isfinite(v2) ? std::max(acc, v2) : std::numeric_limits<float>::infinity();
+            }
+            return acc;
+        },
+        [](float a, float b) { return std::max(a, b); });
+}
+
+const SphStepResult& Dfsph_Bender2017::step(float maxDt) {
     using parallel::Clock;
     const auto t0 = Clock::now();
-    StepResult res;
-    if (!prepareStep(res))
-        return last_;
-    const bool track = boundary_.hasForceTrackedObjects();
+    SphStepResult res;
+    if (!model_.prepareStep(res, timeStep_.next(),
+                            {&divergenceStiffness_})) // its warm start follows the sort
+        return model_.last;
+    const SphConfig& config = model_.config();
+    FluidState& state = model_.state;
+    const bool track = model_.boundary().hasForceTrackedObjects();
     const auto t2 = Clock::now();
     computeDensityAndFactor();
-    const size_t n = state_.size();
-    startVelocity_.assign(state_.velocities.begin(), state_.velocities.end());
+    startVelocity_.assign(state.velocities.begin(), state.velocities.end());
     startDivergence_.assign(divergenceStiffness_.begin(), divergenceStiffness_.end());
 
-    float dt = std::max(config_.timeStepMin, std::min(nextTimeStep(), maxDt));
+    float dt = timeStep_.planned(maxDt);
     int it = 0, itDiv = 0;
     float meanErr = 0.0f, maxErr = 0.0f, maxV2 = 0.0f;
     bool finite = true;
-    for (int attempt = 0;; ++attempt) {
-        if (attempt > 0) {
-            std::copy(startVelocity_.begin(), startVelocity_.end(), state_.velocities.begin());
+    for (int attemptNo = 0;; ++attemptNo) {
+        if (attemptNo > 0) {
+            std::copy(startVelocity_.begin(), startVelocity_.end(), state.velocities.begin());
             std::copy(startDivergence_.begin(), startDivergence_.end(), divergenceStiffness_.begin());
             if (track)
-                boundary_.clearForces();
-            if (boundaryMotion_)
-                boundaryMotion_(dt);
+                model_.boundary().clearForces();
+            model_.moveBoundary(dt);
         }
-        // 2. Divergence-free velocities at t (the paper's step at the end of the previous step).
-        std::copy(state_.velocities.begin(), state_.velocities.end(), predictedVelocity_.begin());
-        warmStartDivergence(dt);
-        itDiv = 0;
-        for (;;) {
-            const float meanDiv = dfsphSweep(dt, true).first;
-            ++itDiv;
-            if ((meanDiv <= config_.divergenceErrorTolerance && itDiv >= kDivergenceMinIterations) ||
-                itDiv >= config_.maxIterations)
-                break;
-        }
-        std::copy(predictedVelocity_.begin(), predictedVelocity_.end(), state_.velocities.begin());
-        // 3. Non-pressure accelerations at the divergence-free velocities: v* = v + dt a.
-        const auto t1 = Clock::now();
-        computeNonPressure(dt);
-        res.msNonPressure += parallel::msSince(t1);
-        // 4. Constant density.
-        std::fill(densityStiffness_.begin(), densityStiffness_.end(), 0.0f); // cold start (above)
-        it = 0;
-        for (;;) {
-            std::tie(meanErr, maxErr) = dfsphSweep(dt, false);
-            ++it;
-            if ((maxErr <= config_.densityErrorTolerance && it >= kDensityMinIterations) ||
-                it >= config_.maxIterations)
-                break;
-        }
+        maxV2 = attempt(dt, res, it, itDiv, meanErr, maxErr);
         // The same guards as PCISPH: a step that would carry a particle farther than d0 or
         // produced a non-finite velocity is redone from the same state at dt / 4.
-        maxV2 = tbb::parallel_reduce(
-            tbb::blocked_range<size_t>(0, n, 4096), 0.0f,
-            [&](const tbb::blocked_range<size_t>& r, float acc) {
-                for (size_t i = r.begin(); i < r.end(); ++i) {
-                    const float v2 = predictedVelocity_[i].squaredNorm();
-                    acc = std::isfinite(v2) ? std::max(acc, v2) : std::numeric_limits<float>::infinity();
-                }
-                return acc;
-            },
-            [](float a, float b) { return std::max(a, b); });
         finite = std::isfinite(maxV2);
-        const bool tooFar = !finite || std::sqrt(maxV2) * dt > d0_;
-        if (!tooFar || dt <= config_.timeStepMin || attempt >= 8)
+        const bool tooFar = !finite || std::sqrt(maxV2) * dt > model_.spacing();
+        if (!tooFar || timeStep_.atMinimum(dt) || attemptNo >= 8)
             break;
         ++res.restarts;
-        dt = std::max(config_.timeStepMin, 0.25f * dt);
+        dt = timeStep_.quartered(dt);
     }
     res.dt = dt;
-    last_.dt = dt;
+    model_.last.dt = dt;
     res.iterations = it;
     res.divergenceIterations = itDiv;
     res.meanDensityError = meanErr;
     res.maxDensityError = maxErr;
-    res.converged = maxErr <= config_.densityErrorTolerance;
+    res.converged = maxErr <= config.densityErrorTolerance;
     res.finite = finite;
     // A restart or a missed tolerance halves the next step; good steps let it grow back by 5 %.
-    if (res.restarts > 0 || !res.converged)
-        dtScale_ = std::max(0.02f, 0.5f * dtScale_);
-    else
-        dtScale_ = std::min(1.0f, 1.05f * dtScale_);
-    if (res.finite) {
-        if (track)
-            accumulateDfsphBodyForces();
-        // 5. x(t + dt) = x + dt v*; the solves' pressures, p = (p / rho^2) rho^2, for display.
-        tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
-            for (size_t i = r.begin(); i < r.end(); ++i) {
-                const float rho = state_.densities[i];
-                state_.positions[i] += dt * predictedVelocity_[i];
-                state_.pressures[i] = (divergenceStiffness_[i] + densityStiffness_[i]) * rho * rho;
-            }
-        });
-        // predictedVelocity_ now holds the divergence-free v(t) the forces acted on (sourceWorkOfStep).
-        state_.velocities.swap(predictedVelocity_);
-        sourceWork_ = sourcesActive_ ? sourceWorkOfStep(dt) : 0.0;
-        maxSpeed_ = std::sqrt(maxV2);
-        maxAccel_ = maxAccelNonPressure_;
-        time_ += dt;
-        if (!config_.containment.empty())
-            std::tie(res.contained, res.escaped) = containParticles();
-    }
+    timeStep_.adaptToOutcome(res.restarts > 0 || !res.converged);
+    if (res.finite)
+        commit(dt, maxV2, res);
     res.msPressure = parallel::msSince(t2) - res.msNonPressure;
     res.msTotal = parallel::msSince(t0);
-    last_ = res;
-    return last_;
+    model_.last = res;
+    return model_.last;
+}
+
+void Dfsph_Bender2017::commit(float dt, float maxV2, SphStepResult& res) {
+    if (model_.boundary().hasForceTrackedObjects())
+        accumulateBodyForces();
+    // 5. x(t + dt) = x + dt v*; the solves' pressures, p = (p / rho^2) rho^2, for display.
+    FluidState& state = model_.state;
+    const std::vector<Vec3f>& predictedVelocity = model_.predictedVelocity;
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, state.size(), 4096), [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t i = r.begin(); i < r.end(); ++i) {
+                const float rho = state.densities[i];
+                state.positions[i] += dt * predictedVelocity[i];
+                state.pressures[i] = (divergenceStiffness_[i] + densityStiffness_[i]) * rho * rho;
+            }
+        });
+    // predictedVelocity now holds the divergence-free v(t) the forces acted on (bookSourceWork).
+    state.velocities.swap(model_.predictedVelocity);
+    model_.bookSourceWork(dt);
+    timeStep_.observe(std::sqrt(maxV2), model_.forces().maxAcceleration());
+    model_.time += dt;
+    if (!model_.config().containment.empty())
+        std::tie(res.contained, res.escaped) = model_.containParticles();
 }
 
 } // namespace octo

@@ -1,14 +1,14 @@
 // The solver's side of the parameter table (common/Parameters.cpp): the one place that turns the
-// table's values into PcisphSolver::Config. The scene-dependent fields (domain, containment,
+// table's values into SphSolver::Config. The scene-dependent fields (domain, containment,
 // escape, sound speed) are the simulation's to set.
 #include "common/Parameters.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <algorithm>
 
 namespace octo {
 
-PcisphSolver::Config PcisphSolver::configFrom(const ParameterSet& params) {
+SphSolver::Config SphSolver::configFrom(const ParameterSet& params) {
     Config c;
     c.pressureSolver =
         params.choice("pressureSolver") == "dfsph" ? PressureSolver::Dfsph : PressureSolver::Pcisph;

@@ -27,31 +27,32 @@ float SurfaceTension_Akinci2013::adhesionKernel(float r, float h) {
 void SurfaceTension_Akinci2013::setSupportRadius(float h) {
     h_ = h;
     const float h2 = h * h;
-    invDs_ = float(kSamples) / h2;
-    c_.assign(kSamples + 1, 0.0f);
-    a_.assign(kSamples + 1, 0.0f);
     // The repulsive core of C grows like 1/r towards r = 0; the first bin uses its midpoint
     // (particles never come that close under PCISPH pressure).
-    const float rMin = std::sqrt(0.5f / invDs_);
-    for (int i = 0; i < kSamples; ++i) {
-        const float r = std::max(std::sqrt(float(i) / invDs_), rMin);
-        c_[size_t(i)] = cohesionKernel(r, h) / r;
-        a_[size_t(i)] = adhesionKernel(r, h) / r;
-    }
-    // Both kernels reach 0 at r = h: the last sample closes the table continuously.
+    const float rMin = std::sqrt(0.5f / (float(kSamples) / h2));
+    c_.sample(h2, kSamples, [&](int, float s) {
+        const float r = std::max(std::sqrt(s), rMin);
+        return cohesionKernel(r, h) / r;
+    });
+    a_.sample(h2, kSamples, [&](int, float s) {
+        const float r = std::max(std::sqrt(s), rMin);
+        return adhesionKernel(r, h) / r;
+    });
+    // Both kernels reach 0 at r = h: the table's zero sample there closes it continuously.
     // Potentials: integrated inwards from r = h with Simpson's rule between the samples (the
     // kernels themselves are finite at r = 0; the last sample is r = h, U = 0).
-    uc_.assign(kSamples + 1, 0.0f);
-    ua_.assign(kSamples + 1, 0.0f);
+    uc_.reset(h2, kSamples);
+    ua_.reset(h2, kSamples);
+    const double invDs = uc_.inverseSpacing();
     double uc = 0.0, ua = 0.0;
     for (int i = kSamples - 1; i >= 0; --i) {
-        const double r0 = std::sqrt(double(i) / invDs_), r1 = std::sqrt(double(i + 1) / invDs_);
+        const double r0 = std::sqrt(double(i) / invDs), r1 = std::sqrt(double(i + 1) / invDs);
         const float rm = float(0.5 * (r0 + r1));
         const double w = (r1 - r0) / 6.0;
         uc -= w * (cohesionKernel(float(r0), h) + 4.0 * cohesionKernel(rm, h) + cohesionKernel(float(r1), h));
         ua -= w * (adhesionKernel(float(r0), h) + 4.0 * adhesionKernel(rm, h) + adhesionKernel(float(r1), h));
-        uc_[size_t(i)] = float(uc);
-        ua_[size_t(i)] = float(ua);
+        uc_.set(i, float(uc));
+        ua_.set(i, float(ua));
     }
 }
 

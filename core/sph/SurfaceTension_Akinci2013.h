@@ -21,16 +21,15 @@
 // resolution at a fixed rho0, since m_j C and Psi_k A scale as rho0.
 //
 // The solver evaluates everything inside its non-pressure pass over the cached neighbour lists
-// (PcisphSolver::computeNonPressure). Deviation for cost: the curvature term reads the normals
+// (NonPressureForces.cpp). Deviation for cost: the curvature term reads the normals
 // n_i, n_j that the previous step's pass computed (the paper computes them in an extra pass just
 // before); the lag is one dt, the pair term stays antisymmetric, and the extra neighbour pass,
 // which cost as much as the whole non-pressure pass, is gone. Cohesion and adhesion are evaluated
 // at the pair's predicted separation x_ij + dt v_ij, the configuration in which PCISPH's pressure
 // acts: they balance that pressure, and balancing along different directions spun drops up.
-// C(r)/r and A(r)/r are tabulated over r^2 like KernelTable: no square root per pair.
+// C(r)/r and A(r)/r are tabulated over r^2 (TabulatedFunction, as KernelTable): no square root per pair.
 #include "common/Types.h"
-
-#include <vector>
+#include "spatial/TabulatedFunction.h"
 
 namespace octo {
 
@@ -41,19 +40,29 @@ public:
     explicit SurfaceTension_Akinci2013(float supportRadius = 1.0f) { setSupportRadius(supportRadius); }
     void setSupportRadius(float h);
     float supportRadius() const { return h_; }
+    /// gamma (SphConfig::surfaceTension), beta (SphConfig::adhesion) and the boundary samples'
+    /// share w in the cohesion (SphConfig::wallCohesion; see cohesionAcceleration); 0 = off.
+    void setParameters(float gamma, float beta, float wallCohesion) {
+        gamma_ = gamma;
+        beta_ = beta;
+        wallCohesion_ = wallCohesion;
+    }
+    float gamma() const { return gamma_; }
+    float beta() const { return beta_; }
+    float wallCohesion() const { return wallCohesion_; }
 
     /// Analytic kernels of the paper (eq. 2 and 7).
     static float cohesionKernel(float r, float h);
     static float adhesionKernel(float r, float h);
 
     /// C(|x|) / |x| and A(|x|) / |x| from the tables, for |x|^2 = r2 (0 outside the support).
-    float cohesionOverR(float r2) const { return lookup(c_, r2); }
-    float adhesionOverR(float r2) const { return lookup(a_, r2); }
+    float cohesionOverR(float r2) const { return c_(r2); }
+    float adhesionOverR(float r2) const { return a_(r2); }
     /// The pair potentials whose negative gradients are the cohesion and adhesion forces (per unit
     /// gamma m_i m_j K_ij and beta m_i Psi_k): U_C(r) = -int_r^h C(s) ds, U_A(r) = -int_r^h A(s) ds,
     /// for |x|^2 = r2 (0 outside the support). The blow-up check counts them in the energy.
-    float cohesionPotential(float r2) const { return lookup(uc_, r2); }
-    float adhesionPotential(float r2) const { return lookup(ua_, r2); }
+    float cohesionPotential(float r2) const { return uc_(r2); }
+    float adhesionPotential(float r2) const { return ua_(r2); }
 
     /// K_ij = 2 rho0 / (rho_i + rho_j) (rhoSum = rho_i + rho_j).
     static float densityCorrection(float rho0, float rhoSum) { return 2.0f * rho0 / rhoSum; }
@@ -78,18 +87,10 @@ public:
     }
 
 private:
-    float lookup(const std::vector<float>& t, float r2) const {
-        float u = r2 * invDs_;
-        if (!(u < float(kSamples)))
-            return 0.0f;
-        const int i = int(u);
-        u -= float(i);
-        return t[size_t(i)] + u * (t[size_t(i) + 1] - t[size_t(i)]);
-    }
-
-    float h_ = 1.0f, invDs_ = 1.0f;
-    std::vector<float> c_, a_;   // C(r)/r and A(r)/r at r^2 = i / invDs_
-    std::vector<float> uc_, ua_; // U_C(r) and U_A(r) at the same r^2
+    float h_ = 1.0f;
+    float gamma_ = 0.0f, beta_ = 0.0f, wallCohesion_ = 0.0f;
+    TabulatedFunction c_, a_;   // C(r)/r and A(r)/r over r^2
+    TabulatedFunction uc_, ua_; // U_C(r) and U_A(r) at the same r^2
 };
 
 } // namespace octo

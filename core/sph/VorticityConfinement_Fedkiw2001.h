@@ -31,6 +31,8 @@
 namespace octo {
 
 struct VorticityConfinement_Fedkiw2001 {
+    float epsilon = 0.0f; // SphConfig::vorticityConfinement, 0 = off
+
     /// omega_i contribution of neighbour j (gradFactor gf: grad_i W_ij = gf x_ij).
     static Vec3f curlTerm(const Vec3f& vij, const Vec3f& xij, float gf, float volumeJ) {
         return (volumeJ * gf) * vij.cross(xij);

@@ -44,7 +44,8 @@ private slots:
     }
 
     void labelsNameTheSolversQuantities() {
-        // The solver uses Monaghan's alpha and Akinci's sigma (PcisphSolver.cpp); the keys stay.
+        // The solver uses Monaghan's alpha and Akinci's sigma (ArtificialViscosity_Monaghan1992.h,
+        // BoundaryFriction_Akinci2012.h); the keys stay.
         QVERIFY(QString::fromStdString(findParameter("viscosity")->label).contains("alpha"));
         QVERIFY(QString::fromStdString(findParameter("boundaryFriction")->label).contains("sigma"));
     }

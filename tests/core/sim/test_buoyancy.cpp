@@ -8,7 +8,7 @@
 #include "scene/Scene.h"
 #include "sim/Simulation.h"
 #include "sph/FluidState.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <QtTest>
 #include <cmath>

@@ -2,7 +2,7 @@
 // run-to-run determinism both solvers promise (fixed-order sums, buffered body forces).
 #include "scene/Scene.h"
 #include "sim/Simulation.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <QtTest>
 #include <cmath>
@@ -36,7 +36,7 @@ private slots:
     void tankStaysAtRest() {
         const float H = 0.24f, r = 0.01f;
         Simulation sim(tank(r, H), {"pressureSolver=dfsph", "surfaceEnabled=false"});
-        QCOMPARE(sim.solver().config().pressureSolver, PcisphSolver::PressureSolver::Dfsph);
+        QCOMPARE(sim.solver().config().pressureSolver, SphSolver::PressureSolver::Dfsph);
         const size_t n0 = sim.fluidParticleCount();
         const double eta = sim.parameters().get("densityErrorTolerance");
         while (sim.time() < 2.0)

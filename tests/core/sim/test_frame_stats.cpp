@@ -3,7 +3,7 @@
 #include "scene/Scene.h"
 #include "scene/SceneBodies.h"
 #include "sim/Simulation.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <QtTest>
 #include <cmath>
@@ -357,7 +357,7 @@ private slots:
     }
 
     void aSqueezedRegionRelaxesWithoutEruption_data() {
-        // The relaxation rule has two regimes (PcisphSolver::step): a compression the step started
+        // The relaxation rule has two regimes (Pcisph_Solenthaler2009::step): a compression the step started
         // with above 5 eta is redone at the planned dt, a smaller one at the shorter dt already
         // reached. A squeeze below 5 eta, two above it (the larger one erupted before the rule).
         // Bounds about 3x the measured peaks (0.17, 0.54, 1.13 m/s; the last bound is the

@@ -12,7 +12,7 @@
 // most 0.055 from T = 2.5 on): every point within 0.25, those from T = 2.5 on within 0.1.
 #include "scene/SceneLibrary.h"
 #include "sim/Simulation.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <QtTest>
 #include <algorithm>

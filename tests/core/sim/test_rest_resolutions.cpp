@@ -10,7 +10,7 @@
 #include "scene/Scene.h"
 #include "scene/SceneBodies.h"
 #include "sim/Simulation.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <QtTest>
 #include <algorithm>

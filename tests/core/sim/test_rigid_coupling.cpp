@@ -7,7 +7,7 @@
 #include "scene/SceneLibrary.h"
 #include "sim/Simulation.h"
 #include "sph/FluidState.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <QtTest>
 #include <cmath>
@@ -224,7 +224,7 @@ private slots:
         QCOMPARE(sim.nonFiniteCount(), size_t(0));
         // Before the cull: 2 535 m/s. Measured 1.3-1.4 m/s with Akinci's wall pressure throughout;
         // 1.8 m/s now that the first body also switches the walls from the mirrored pressure back
-        // to Akinci's (PcisphSolver: the pool at r = 20 mm resettles by a few mm).
+        // to Akinci's (Pcisph_Solenthaler2009: the pool at r = 20 mm resettles by a few mm).
         QVERIFY2(peak < 2.0, qPrintable(QString("peak %1 m/s").arg(peak)));
         sim.removeBody(id);
     }

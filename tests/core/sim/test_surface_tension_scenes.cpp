@@ -6,7 +6,7 @@
 #include "scene/Scene.h"
 #include "scene/SceneLibrary.h"
 #include "sim/Simulation.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <QtTest>
 #include <algorithm>

@@ -2,7 +2,7 @@
 // incompressible within eta, no particle lost or outside the box.
 #include "scene/Scene.h"
 #include "sim/Simulation.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <QtTest>
 #include <cmath>

@@ -5,7 +5,7 @@
 #include "scene/SceneLibrary.h"
 #include "sim/Simulation.h"
 #include "sph/FluidState.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <QtTest>
 #include <cmath>
@@ -18,7 +18,7 @@ namespace {
 /// omega_i = sum_j V_j (v_i - v_j) x grad_i W_ij evaluated here by brute force (independent of
 /// the solver's own pass), V = m / rho.
 double enstrophy(Simulation& sim, const Aabb& region) {
-    const PcisphSolver& solver = sim.solver();
+    const SphSolver& solver = sim.solver();
     const FluidState& s = solver.state();
     const float h = solver.supportRadius(), m = solver.mass();
     double sum = 0.0;

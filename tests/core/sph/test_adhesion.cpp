@@ -2,7 +2,7 @@
 // water on a vertical wall stays on the wall longer with adhesion; the adhesion reaction goes
 // into a free body, so fluid + body momentum is conserved in zero gravity.
 #include "sph/BoundaryModel.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <QtTest>
 #include <cmath>
@@ -11,8 +11,8 @@ using namespace octo;
 
 namespace {
 
-PcisphSolver::Config config(float r, const Vec3f& gravity, float adhesion) {
-    PcisphSolver::Config c;
+SphSolver::Config config(float r, const Vec3f& gravity, float adhesion) {
+    SphSolver::Config c;
     c.particleRadius = r;
     c.gravity = gravity;
     c.adhesion = adhesion;
@@ -25,11 +25,11 @@ double layerOnWall(float beta, double seconds, float reach) {
     const float r = 0.01f, d0 = 2.0f * r;
     const Aabb box(Vec3f::Zero(), Vec3f(0.3f, 0.8f, 0.2f));
     BoundaryModel boundary;
-    PcisphSolver::Config c = config(r, Vec3f(0.0f, -9.81f, 0.0f), beta);
+    SphSolver::Config c = config(r, Vec3f(0.0f, -9.81f, 0.0f), beta);
     c.domain = box;
     c.containment = box.enlarged(0.5f * r);
     c.soundSpeed = 10.0f * std::sqrt(2.0f * 9.81f * 0.8f);
-    PcisphSolver solver(c, boundary);
+    SphSolver solver(c, boundary);
     boundary.setWall(
         boundary.addObject(sampleBoxWalls(box, d0, 2), true, planarWallPsiScale(4.0f * r, d0, 2)));
     std::vector<Vec3f> x;
@@ -69,9 +69,9 @@ struct TwoWay {
 TwoWay blockAndBody(float beta, double seconds) {
     const float r = 0.01f, d0 = 2.0f * r, h = 4.0f * r, edge = 0.12f;
     BoundaryModel boundary;
-    PcisphSolver::Config c = config(r, Vec3f::Zero(), beta);
+    SphSolver::Config c = config(r, Vec3f::Zero(), beta);
     c.soundSpeed = 1.0f;
-    PcisphSolver solver(c, boundary);
+    SphSolver solver(c, boundary);
     const int body = boundary.addObject(cubeShell(edge, d0), false, planarWallPsiScale(h, d0, 1));
     const float bodyMass = 0.3f * 1000.0f * edge * edge * edge;
     Vec3f bodyPos = Vec3f::Zero(), bodyVel = Vec3f::Zero();

@@ -1,7 +1,7 @@
 // Akinci boundary model: wall sampling, Psi volumes, object bookkeeping, rigid placement, and
 // two-way coupling forces (a floor that is a force-tracked object carries the water's weight).
 #include "sph/BoundaryModel.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <QtTest>
 #include <algorithm>
@@ -98,10 +98,10 @@ private slots:
         const float r = 0.01f, d0 = 2 * r;
         const Aabb box(Vec3f::Zero(), Vec3f(0.2f, 0.3f, 0.2f));
         BoundaryModel boundary;
-        PcisphSolver::Config cfg;
+        SphSolver::Config cfg;
         cfg.particleRadius = r;
         cfg.domain = box;
-        PcisphSolver solver(cfg, boundary);
+        SphSolver solver(cfg, boundary);
         std::vector<Vec3f> walls, floor;
         for (const Vec3f& p : sampleBoxWalls(box, d0, 2))
             (p.y() < 0.0f ? floor : walls).push_back(p);

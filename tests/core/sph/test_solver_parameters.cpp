@@ -1,14 +1,14 @@
 // One source of defaults (issue 26): the solver's Config defaults are the parameter table's, and
-// every solver parameter of the table reaches the Config through PcisphSolver::configFrom.
+// every solver parameter of the table reaches the Config through SphSolver::configFrom.
 #include "common/Parameters.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 
 #include <QtTest>
 
 using namespace octo;
 
 namespace {
-using Config = PcisphSolver::Config;
+using Config = SphSolver::Config;
 struct Field {
     const char* parameter;
     double (*read)(const Config&);
@@ -22,7 +22,7 @@ bool same(double a, double b) {
 const std::vector<Field>& fields() {
     static const std::vector<Field> f = {
         {"pressureSolver",
-         [](const Config& c) { return double(c.pressureSolver == PcisphSolver::PressureSolver::Dfsph); }},
+         [](const Config& c) { return double(c.pressureSolver == SphSolver::PressureSolver::Dfsph); }},
         {"particleRadius", [](const Config& c) { return double(c.particleRadius); }},
         {"restDensity", [](const Config& c) { return double(c.restDensity); }},
         {"densityErrorTolerance", [](const Config& c) { return double(c.densityErrorTolerance); }},
@@ -51,7 +51,7 @@ class TestSolverParameters : public QObject {
     Q_OBJECT
 private slots:
     void configDefaultsAreTheTables() {
-        const Config own, fromTable = PcisphSolver::configFrom(ParameterSet{});
+        const Config own, fromTable = SphSolver::configFrom(ParameterSet{});
         for (const Field& f : fields()) {
             const ParameterInfo* info = findParameter(f.parameter);
             QVERIFY2(info, f.parameter);
@@ -70,7 +70,7 @@ private slots:
             // A value inside the range that differs from the default.
             const double value = info->defaultValue == info->maxValue ? info->minValue : info->maxValue;
             params.set(f.parameter, value);
-            const double seen = f.read(PcisphSolver::configFrom(params));
+            const double seen = f.read(SphSolver::configFrom(params));
             QVERIFY2(same(seen, value),
                      qPrintable(QString("%1 = %2 arrived as %3").arg(f.parameter).arg(value).arg(seen)));
         }

@@ -3,7 +3,7 @@
 // stays a cube without it, conserving momentum (the pair forces are antisymmetric), and a drop
 // that stays at rest for seconds: no spin-up, no energy from nothing.
 #include "sph/BoundaryModel.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 #include "sph/SurfaceTension_Akinci2013.h"
 
 #include <QtTest>
@@ -24,7 +24,7 @@ struct DropletResult {
 
 /// A cube of n^3 particles (radius r) in zero gravity, no walls, simulated for `seconds`.
 DropletResult simulateCube(int n, float r, float gamma, double seconds) {
-    PcisphSolver::Config c;
+    SphSolver::Config c;
     c.particleRadius = r;
     c.gravity = Vec3f::Zero();
     c.soundSpeed = 1.0f; // what Simulation derives for zero gravity (c = max(1, 10 sqrt(2 g H)))
@@ -34,7 +34,7 @@ DropletResult simulateCube(int n, float r, float gamma, double seconds) {
     c.velocityFilter = 0.0f;
     c.surfaceTension = gamma;
     BoundaryModel boundary;
-    PcisphSolver solver(c, boundary);
+    SphSolver solver(c, boundary);
     std::vector<Vec3f> x;
     const float d0 = 2.0f * r;
     for (int i = 0; i < n; ++i)

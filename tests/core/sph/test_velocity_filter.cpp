@@ -5,7 +5,7 @@
 // 2-3x quieter than with the artificial viscosity alone.
 #include "spatial/KernelTable.h"
 #include "sph/BoundaryModel.h"
-#include "sph/PcisphSolver.h"
+#include "sph/SphSolver.h"
 #include "sph/VelocityFilter.h"
 
 #include <QtTest>
@@ -262,12 +262,12 @@ private slots:
             const int n = 10, layers = 16;
             const Aabb box(Vec3f::Zero(), Vec3f(n * d0, 0.4f, n * d0));
             BoundaryModel boundary;
-            PcisphSolver::Config c;
+            SphSolver::Config c;
             c.particleRadius = r;
             c.velocityFilter = eps;
             c.soundSpeed = 10.0f * std::sqrt(2.0f * 9.81f * layers * d0);
             c.domain = box;
-            PcisphSolver solver(c, boundary);
+            SphSolver solver(c, boundary);
             boundary.setWall(
                 boundary.addObject(sampleBoxWalls(box, d0, 2), true, planarWallPsiScale(4.0f * r, d0, 2)));
             std::vector<Vec3f> x;

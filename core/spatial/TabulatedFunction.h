@@ -1,0 +1,47 @@
+#pragma once
+// A function of the squared distance s = |x|^2 on [0, range), sampled at n equal steps of s and
+// interpolated linearly between them: the inner loops read kernels without a square root, a
+// division or a branch per neighbour pair (SPlisHSPlasH tabulates its kernels the same way, over
+// |x|). Past the range (and for NaN) it is 0: the table ends in two zero samples, s >= range clamps
+// onto them. Used by KernelTable (W, grad W) and SurfaceTension_Akinci2013 (C, A and their
+// potentials).
+#include <cstddef>
+#include <vector>
+
+namespace octo {
+
+class TabulatedFunction {
+public:
+    /// Samples f(s_i) at s_i = i / (n / range), i = 0 .. n - 1; the function is 0 from s = range on.
+    template <class F> void sample(float range, int n, F&& f) {
+        reset(range, n);
+        for (int i = 0; i < n; ++i)
+            values_[size_t(i)] = f(i, sampleAt(i));
+    }
+    /// n zero samples over [0, range), to be filled with set() (tables built by a recurrence).
+    void reset(float range, int n) {
+        n_ = n;
+        invDs_ = float(n) / range;
+        values_.assign(size_t(n) + 2, 0.0f);
+    }
+    void set(int i, float value) { values_[size_t(i)] = value; }
+    float sampleAt(int i) const { return float(i) / invDs_; }
+    /// 1 / sample spacing (n / range).
+    float inverseSpacing() const { return invDs_; }
+    int samples() const { return n_; }
+
+    float operator()(float s) const {
+        float u = s * invDs_;
+        u = u < float(n_) ? u : float(n_); // beyond the range, or NaN: the zero samples
+        const int i = int(u);
+        u -= float(i);
+        return values_[size_t(i)] + u * (values_[size_t(i) + 1] - values_[size_t(i)]);
+    }
+
+private:
+    int n_ = 0;
+    float invDs_ = 1.0f;
+    std::vector<float> values_;
+};
+
+} // namespace octo

@@ -1,0 +1,30 @@
+#pragma once
+// Artificial viscosity after Monaghan 1992, "Smoothed particle hydrodynamics", Annu. Rev. Astron.
+// Astrophys. 30, 543-574, eq. 4.1-4.2, between fluid particles:
+//   Pi_ij = -nu min(v_ij . x_ij, 0) / (|x_ij|^2 + 0.01 h^2),  nu = 2 alpha h c_s / (rho_i + rho_j),
+//   a_i  -= sum_j m_j Pi_ij grad W_ij,
+// with rho_i + rho_j taken as 2 rho0 and the numerical speed of sound c_s (SphConfig::soundSpeed).
+// Only approaching pairs (v_ij . x_ij < 0) are damped. Evaluated inside the fused non-pressure
+// pass (NonPressureForces.cpp), one inline call per pair.
+#include "common/Types.h"
+
+namespace octo {
+
+class ArtificialViscosity_Monaghan1992 {
+public:
+    /// alpha (SphConfig::viscosity), support radius h, sound speed c_s, rest density rho0.
+    void setParameters(float alpha, float h, float soundSpeed, float restDensity) {
+        nu_ = alpha * h * soundSpeed / restDensity;
+        eps_ = 0.01f * h * h;
+    }
+    /// a_i -= this for fluid neighbour j; vx = v_ij . x_ij, r2 = |x_ij|^2, grad W_ij = gf x_ij.
+    void accumulate(Vec3f& a, float vx, float r2, float gf, float massJ, const Vec3f& xij) const {
+        if (vx < 0.0f)
+            a -= (massJ * (-nu_ * vx / (r2 + eps_)) * gf) * xij;
+    }
+
+private:
+    float nu_ = 0.0f, eps_ = 0.0f;
+};
+
+} // namespace octo

@@ -1,0 +1,58 @@
+#pragma once
+// Divergence-free SPH after Bender & Koschier 2015/2017 (Dfsph_Bender2017.cpp): the pressure
+// solver of SphSolver when SphConfig::pressureSolver is Dfsph. The neighbour lists, non-pressure
+// forces, boundary samples, time-step bounds and statistics are FluidModel's and
+// TimeStepController's, the same PCISPH uses; only the pressure solve differs.
+#include "common/Types.h"
+#include "sph/PressureSolverBase.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace octo {
+
+class Dfsph_Bender2017 final : public PressureSolverBase {
+public:
+    /// The density solve's fewest sweeps (Bender & Koschier 2017, algorithm 3).
+    static constexpr int kDensityMinIterations = 2;
+
+    using PressureSolverBase::PressureSolverBase;
+
+    const SphStepResult& step(float maxDt) override;
+    void resize(size_t n) override;
+    void clearWarmStart() override;
+    int minimumIterations() const override { return kDensityMinIterations; }
+
+private:
+    // m grad W_ij and Psi_k grad W_ik per listed pair of one block, at the step's positions
+    // (every sweep reads them instead of recomputing the kernel).
+    struct BlockGradients {
+        std::vector<Vec3f> fluid, boundary;
+    };
+    void computeDensityAndFactor();
+    /// Both solves from the step's start at dt: the divergence-free velocities, the non-pressure
+    /// forces, the constant-density solve. Returns the fastest predicted speed squared.
+    float attempt(float dt, SphStepResult& res, int& it, int& itDiv, float& meanErr, float& maxErr);
+    /// One Jacobi sweep of either solve; returns (mean, max) of the compressive source over rho0.
+    std::pair<float, float> sweep(float dt, bool divergence);
+    void applyPressureIncrement(float dt);
+    void warmStartDivergence(float dt);
+    /// The compressive source of particle i (of block b) at the current velocities: max(0, D rho_i
+    /// / Dt) for the divergence solve (0 in a deficient neighbourhood), max(0, rho_i + dt D rho_i /
+    /// Dt - rho0) for the density solve.
+    float source(uint32_t i, size_t b, float dt, bool divergence) const;
+    void accumulateBodyForces();
+    /// x(t + dt) = x + dt v*, the pressures for display, the statistics.
+    void commit(float dt, float maxV2, SphStepResult& res);
+
+    std::vector<BlockGradients> gradients_;
+    // The factor 1 / (|sum m grad W|^2 + sum |m grad W|^2), the pressures over rho^2 of the
+    // divergence solve (kept across steps for its warm start, sorted with the particles) and of the
+    // density solve, and this sweep's increment.
+    std::vector<float> factor_, divergenceStiffness_, densityStiffness_, stiffnessIncrement_;
+    std::vector<Vec3f> startVelocity_; // a restarted step starts again from these
+    std::vector<float> startDivergence_;
+};
+
+} // namespace octo

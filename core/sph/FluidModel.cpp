@@ -1,0 +1,347 @@
+#include "sph/FluidModel.h"
+
+#include "sph/ParallelUtil.h"
+
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+
+namespace octo {
+
+void FluidModel::setConfig(const SphConfig& config) {
+    if (!(config.particleRadius > 0.0f) || !(config.restDensity > 0.0f))
+        throw std::invalid_argument("SphSolver: particle radius and rest density must be > 0");
+    if (config.minIterations < 1 || config.maxIterations < config.minIterations)
+        throw std::invalid_argument("SphSolver: need 1 <= minIterations <= maxIterations");
+    if (!(config.timeStepMin > 0.0f) || config.timeStepMax < config.timeStepMin)
+        throw std::invalid_argument("SphSolver: need 0 < timeStepMin <= timeStepMax");
+    config_ = config;
+    deriveConstants();
+}
+
+void FluidModel::deriveConstants() {
+    const float r = config_.particleRadius;
+    d0_ = 2.0f * r;
+    h_ = 4.0f * r;
+    mass_ = config_.restDensity * d0_ * d0_ * d0_;
+    kernel_.setSupportRadius(h_);
+    table_.setSupportRadius(h_);
+    forces_.setParameters(config_, h_);
+    boundary_.setKernel(h_, config_.restDensity);
+
+    // Prototype particle with a full neighbourhood on the rest lattice (spacing d0).
+    Vec3f sumGrad = Vec3f::Zero();
+    float sumGradDot = 0.0f;
+    const int reach = int(std::ceil(h_ / d0_));
+    for (int i = -reach; i <= reach; ++i)
+        for (int j = -reach; j <= reach; ++j)
+            for (int k = -reach; k <= reach; ++k) {
+                const Vec3f x = d0_ * Vec3f(float(i), float(j), float(k));
+                if (x.squaredNorm() >= h_ * h_ || (i == 0 && j == 0 && k == 0))
+                    continue;
+                const Vec3f g = kernel_.gradW(x);
+                sumGrad += g;
+                sumGradDot += g.dot(g);
+            }
+    // delta = -1 / (beta (-sum grad . sum grad - sum grad.grad)), beta = 2 dt^2 m^2 / rho0^2.
+    const float rho0 = config_.restDensity;
+    protoDenominator_ = 2.0f * mass_ * mass_ * (sumGrad.dot(sumGrad) + sumGradDot);
+    deltaUnit_ = rho0 * rho0 / protoDenominator_;
+}
+
+void FluidModel::setParticles(std::vector<Vec3f> positions, std::vector<Vec3f> velocities) {
+    for (const Vec3f& p : positions)
+        if (!p.allFinite())
+            throw std::invalid_argument("SphSolver: non-finite particle position");
+    if (velocities.empty())
+        velocities.assign(positions.size(), Vec3f::Zero());
+    if (velocities.size() != positions.size())
+        throw std::invalid_argument("SphSolver: velocities size mismatch");
+    const size_t n = positions.size();
+    state.positions = std::move(positions);
+    state.velocities = std::move(velocities);
+    state.densities.assign(n, config_.restDensity);
+    state.pressures.assign(n, 0.0f);
+    state.ids.resize(n);
+    for (size_t i = 0; i < n; ++i)
+        state.ids[i] = uint32_t(i);
+    resizeWorkArrays(n);
+    time = 0.0;
+    last = SphStepResult{};
+}
+
+void FluidModel::resizeWorkArrays(size_t n) {
+    // The per-step arrays only need the size; the lagged tension/vorticity fields restart.
+    for (auto& p : predicted)
+        p.resize(n);
+    predictedVelocity.resize(n);
+    accelNonPressure.resize(n);
+    accelPressure.assign(n, Vec3f::Zero());
+    predictedDensity.resize(n);
+    forces_.resize(n);
+    lists.fluidBegin.resize(n);
+    lists.fluidCount.resize(n);
+    lists.boundaryBegin.resize(n);
+    lists.boundaryCount.resize(n);
+    lists.blocks.resize((n + kBlock - 1) / kBlock);
+}
+
+bool FluidModel::removeParticles(std::span<const uint8_t> drop) {
+    if (drop.size() != state.size())
+        throw std::invalid_argument("SphSolver::removeParticles: mask size mismatch");
+    size_t k = 0;
+    for (size_t i = 0; i < drop.size(); ++i)
+        if (!drop[i]) {
+            state.positions[k] = state.positions[i];
+            state.velocities[k] = state.velocities[i];
+            state.densities[k] = state.densities[i];
+            state.pressures[k] = state.pressures[i];
+            state.ids[k] = state.ids[i];
+            ++k;
+        }
+    if (k == drop.size())
+        return false;
+    state.resize(k);
+    resizeWorkArrays(k); // the neighbour lists are rebuilt by the next step
+    return true;
+}
+
+void FluidModel::sortParticles(std::initializer_list<std::vector<float>*> sortedAlong) {
+    if (config_.domain.empty())
+        grid_.setDomainFromPoints(state.positions, h_);
+    else if (grid_.cellSize() != h_ || grid_.domain().min != config_.domain.enlarged(h_).min ||
+             grid_.domain().max != config_.domain.enlarged(h_).max)
+        grid_.setDomain(config_.domain.enlarged(h_), h_);
+    grid_.build(state.positions);
+    const auto order = grid_.order();
+    parallel::gather(order, state.positions, scratchVec_);
+    parallel::gather(order, state.velocities, scratchVec_);
+    parallel::gather(order, state.densities, scratchFloat_);
+    parallel::gather(order, state.pressures, scratchFloat_);
+    parallel::gather(order, state.ids, scratchId_);
+    forces_.sortAlong(order, scratchVec_, scratchFloat_); // lagged fields of the forces beyond the paper
+    for (std::vector<float>* a : sortedAlong)
+        parallel::gather(order, *a, scratchFloat_);
+}
+
+namespace {
+// The non-empty cells around one query cell, with their boxes (NeighborGrid::forEachCandidateCell).
+struct CandidateCells {
+    struct Cell {
+        uint32_t begin, end;
+        Vec3f lo, hi;
+    };
+    Cell cells[27];
+    int count = 0;
+    Vec3i key{-1, -1, -1};
+
+    void gather(const NeighborGrid& grid, const Vec3f& x, float radius) {
+        const Vec3i c = grid.cellOf(x);
+        if (c == key) // particles are sorted by cell: consecutive ones share the candidates
+            return;
+        key = c;
+        count = 0;
+        assert(grid.cellSize() >= radius * (1.0f - 1e-6f)); // 27 cells reach the radius
+        grid.forEachCandidateCell(x, radius, [&](uint32_t b, uint32_t e, const Vec3f& lo, const Vec3f& hi) {
+            cells[count++] = {b, e, lo, hi};
+        });
+    }
+    /// Appends to out[used..] every candidate j (not skip) with |x - xs[j]|^2 < r2, branch-free (a
+    /// neighbour test fails ~85 % of the time at random: a branch per candidate mispredicts); out
+    /// must have room for every candidate of the cells within reach. Returns the new used.
+    uint32_t append(const Vec3f& x, float r2, const Vec3f* xs, uint32_t skip, std::vector<uint32_t>& out,
+                    uint32_t used) const {
+        // Cells whose box is farther than the radius hold no neighbour: with cells of edge h about a
+        // quarter of the 27 (corners and edges away from x), and of the candidates with them.
+        const Cell* near[27];
+        int nNear = 0;
+        size_t room = 0;
+        for (int q = 0; q < count; ++q) {
+            const Cell& c = cells[q];
+            const Vec3f d = (c.lo - x).cwiseMax(x - c.hi).cwiseMax(0.0f);
+            if (d.squaredNorm() < r2) {
+                near[nNear++] = &c;
+                room += c.end - c.begin;
+            }
+        }
+        if (out.size() < used + room) // grows a few times in the first steps, then never
+            out.resize(std::max(2 * out.size(), used + room));
+        uint32_t* dst = out.data();
+        for (int q = 0; q < nNear; ++q)
+            for (uint32_t j = near[q]->begin; j < near[q]->end; ++j) {
+                dst[used] = j;
+                used += uint32_t((x - xs[j]).squaredNorm() < r2) & uint32_t(j != skip);
+            }
+        return used;
+    }
+};
+} // namespace
+
+void FluidModel::buildNeighborLists() {
+    const float h2 = h_ * h_;
+    const NeighborGrid& bgrid = boundary_.grid();
+    const auto xb = boundary_.sortedPositions();
+    const bool hasBoundary = !xb.empty();
+    const Vec3f* xs = state.positions.data();
+    constexpr uint32_t none = std::numeric_limits<uint32_t>::max();
+    forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        NeighborLists::Block& blk = lists.blocks[b];
+        CandidateCells fluidCells, boundaryCells;
+        uint32_t nFluid = 0, nBoundary = 0;
+        for (uint32_t i = begin; i < end; ++i) {
+            const Vec3f xi = xs[i];
+            fluidCells.gather(grid_, xi, h_);
+            lists.fluidBegin[i] = nFluid;
+            nFluid = fluidCells.append(xi, h2, xs, i, blk.fluid, nFluid);
+            lists.fluidCount[i] = nFluid - lists.fluidBegin[i];
+            lists.boundaryBegin[i] = nBoundary;
+            if (hasBoundary) {
+                boundaryCells.gather(bgrid, xi, h_);
+                nBoundary = boundaryCells.append(xi, h2, xb.data(), none, blk.boundary, nBoundary);
+            }
+            lists.boundaryCount[i] = nBoundary - lists.boundaryBegin[i];
+        }
+        blk.fluidPairs = nFluid;
+        blk.boundaryPairs = nBoundary;
+    });
+    buildWallLists();
+}
+
+void FluidModel::buildWallLists() {
+    // The fluid lists reversed: each wall sample's fluid neighbours. Counted and filled in parallel
+    // through per-sample atomic cursors, then each sample's list is sorted, so the extrapolated
+    // pressure is summed in a fixed order whatever the threads did.
+    const auto wall = boundary_.sortedWall();
+    const size_t nb = wall.size();
+    auto forEachWallPair = [&](auto&& visit) { // (fluid particle i, wall sample k), in parallel
+        forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+            const uint32_t* bn = lists.blocks[b].boundary.data();
+            for (uint32_t i = begin; i < end; ++i) {
+                const uint32_t* bnb = bn + lists.boundaryBegin[i];
+                for (uint32_t q = 0, cnt = lists.boundaryCount[i]; q < cnt; ++q)
+                    if (wall[bnb[q]])
+                        visit(i, bnb[q]);
+            }
+        });
+    };
+    lists.wallBegin.assign(nb + 1, 0);
+    forEachWallPair([&](uint32_t, uint32_t k) {
+        std::atomic_ref<uint32_t>(lists.wallBegin[k + 1]).fetch_add(1, std::memory_order_relaxed);
+    });
+    lists.wallSamples.clear();
+    for (size_t k = 0; k < nb; ++k) {
+        if (lists.wallBegin[k + 1] > 0)
+            lists.wallSamples.push_back(uint32_t(k));
+        lists.wallBegin[k + 1] += lists.wallBegin[k];
+    }
+    lists.wallFluid.resize(lists.wallBegin[nb]);
+    lists.wallCursor.assign(lists.wallBegin.begin(), lists.wallBegin.end() - 1);
+    forEachWallPair([&](uint32_t i, uint32_t k) {
+        lists.wallFluid[std::atomic_ref<uint32_t>(lists.wallCursor[k])
+                            .fetch_add(1, std::memory_order_relaxed)] = i;
+    });
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, lists.wallSamples.size(), 256),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t s = r.begin(); s < r.end(); ++s) {
+                              const uint32_t k = lists.wallSamples[s];
+                              std::sort(lists.wallFluid.begin() + lists.wallBegin[k],
+                                        lists.wallFluid.begin() + lists.wallBegin[k + 1]);
+                          }
+                      });
+}
+
+bool FluidModel::prepareStep(SphStepResult& res, float nextDt,
+                             std::initializer_list<std::vector<float>*> sortedAlong) {
+    const auto t0 = parallel::Clock::now();
+    boundary_.update();
+    if (boundary_.hasForceTrackedObjects())
+        boundary_.clearForces();
+    if (state.size() == 0) {
+        res.dt = nextDt;
+        time += res.dt;
+        last = res;
+        return false;
+    }
+    sortParticles(sortedAlong);
+    buildNeighborLists();
+    res.msNeighbors = parallel::msSince(t0);
+    return true;
+}
+
+float FluidModel::filterVelocities() {
+    // Particle-scale velocity noise out of the committed velocities, as XSPH viscosity is
+    // applied after the position update (VelocityFilter.h). The lists are this step's; pairs
+    // that moved beyond h weigh 0 and both sides of a pair stay listed, so the weights stay
+    // symmetric.
+    return velocityFilter_.apply(
+        config_.velocityFilter, state.velocities, state.positions, mass_ / config_.restDensity, table_,
+        [this](uint32_t i) { return std::span<const uint32_t>(lists.fluid(i), lists.fluidCount[i]); },
+        [this](uint32_t i) { return state.densities[i] / config_.restDensity; });
+}
+
+std::pair<size_t, size_t> FluidModel::containParticles() {
+    // Safety net, not physics: a lone particle (p = 0 after clamping) that reaches a wall only
+    // feels the boundary once its density exceeds rho0, and a fast one can slip between boundary
+    // particles. Particles outside the container box are put back on its face and lose their
+    // outward velocity. StepResult::contained counts them (normally 0); StepResult::escaped counts
+    // those that had already crossed the walls' outer face, before the net moved them.
+    const Aabb box = config_.containment;
+    const Aabb escape = config_.escape.empty() ? box : config_.escape;
+    std::atomic<size_t> count{0}, escapedCount{0};
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, state.size(), 4096),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          size_t local = 0, localEscaped = 0;
+                          for (size_t i = r.begin(); i < r.end(); ++i) {
+                              Vec3f& x = state.positions[i];
+                              if (box.contains(x))
+                                  continue;
+                              localEscaped += escape.contains(x) ? 0 : 1;
+                              Vec3f& v = state.velocities[i];
+                              for (int a = 0; a < 3; ++a) {
+                                  if (x[a] < box.min[a]) {
+                                      x[a] = box.min[a];
+                                      v[a] = std::max(v[a], 0.0f);
+                                  } else if (x[a] > box.max[a]) {
+                                      x[a] = box.max[a];
+                                      v[a] = std::min(v[a], 0.0f);
+                                  }
+                              }
+                              ++local;
+                          }
+                          count.fetch_add(local, std::memory_order_relaxed);
+                          escapedCount.fetch_add(localEscaped, std::memory_order_relaxed);
+                      });
+    return {count.load(), escapedCount.load()};
+}
+
+void FluidModel::bookSourceWork(float dt) {
+    if (!forces_.sourcesActive()) {
+        sourceWork_ = 0.0;
+        return;
+    }
+    // Symplectic Euler: the kinetic energy's change is exactly sum_i m dt a_i . (v_old + v_new) / 2,
+    // term by term over the accelerations; after the commit the old velocities are in
+    // predictedVelocity.
+    const Vec3f* vOld = predictedVelocity.data();
+    const Vec3f* vNew = state.velocities.data();
+    const Vec3f* aS = forces_.sourceAccelerations().data();
+    const double power = tbb::parallel_deterministic_reduce(
+        tbb::blocked_range<size_t>(0, state.size(), 8192), 0.0,
+        [&](const tbb::blocked_range<size_t>& r, double acc) {
+            for (size_t i = r.begin(); i < r.end(); ++i)
+                acc += double(aS[i].dot(vOld[i] + vNew[i]));
+            return acc;
+        },
+        std::plus<double>());
+    sourceWork_ = 0.5 * double(mass_) * double(dt) * power;
+}
+
+} // namespace octo

@@ -1,0 +1,259 @@
+#include "sph/NonPressureForces.h"
+
+#include "sph/FluidModel.h"
+#include "sph/ParallelUtil.h"
+
+#include <tbb/parallel_for.h>
+
+#include <atomic>
+#include <cmath>
+
+namespace octo {
+
+void NonPressureForces::setParameters(const SphConfig& config, float h) {
+    h_ = h;
+    viscosity_.setParameters(config.viscosity, h, config.soundSpeed, config.restDensity);
+    friction_.setParameters(config.boundaryFriction, h, config.soundSpeed, config.restDensity);
+    tension_.setSupportRadius(h);
+    tension_.setParameters(config.surfaceTension, config.adhesion, config.wallCohesion);
+    vorticity_.epsilon = config.vorticityConfinement;
+}
+
+void NonPressureForces::resize(size_t n) {
+    normalsPrev_.assign(n, Vec3f::Zero());
+    normalsNext_.assign(n, Vec3f::Zero());
+    omegaNormPrev_.assign(n, 0.0f);
+    omegaNormNext_.assign(n, 0.0f);
+    volume_.assign(n, 0.0f);
+    normalsValid_ = omegaValid_ = false;
+}
+
+void NonPressureForces::sortAlong(std::span<const uint32_t> order, std::vector<Vec3f>& scratchVec,
+                                  std::vector<float>& scratchFloat) {
+    if (normalsValid_)
+        parallel::gather(order, normalsPrev_, scratchVec);
+    if (omegaValid_)
+        parallel::gather(order, omegaNormPrev_, scratchFloat);
+}
+
+// One particle's share of the pass. The pair terms of each force are the inline functions of its
+// own file; they are called in one loop over the fluid pairs and one over the boundary pairs (a
+// pass per force would read the lists, positions and velocities once per force).
+struct NonPressureForces::Pass {
+    NonPressureForces& f;
+    FluidModel& model;
+    const KernelTable& K;
+    float dt, rho0, m;
+    const Vec3f *xs, *vs, *xb, *vb, *nPrev;
+    const float *psi, *rho, *wPrev, *V;
+    const uint8_t* tracked;
+    bool track, tension, adhesion, vortex, wallCohesion, attraction, curvature, confine, sources;
+
+    Pass(NonPressureForces& forces, FluidModel& fluid, float stepDt)
+        : f(forces), model(fluid), K(fluid.table()), dt(stepDt), rho0(fluid.config().restDensity),
+          m(fluid.mass()), xs(fluid.state.positions.data()), vs(fluid.state.velocities.data()),
+          xb(fluid.boundary().sortedPositions().data()), vb(fluid.boundary().sortedVelocities().data()),
+          nPrev(forces.normalsPrev_.data()), psi(fluid.boundary().sortedPsi().data()),
+          rho(fluid.state.densities.data()), wPrev(forces.omegaNormPrev_.data()), V(forces.volume_.data()),
+          tracked(fluid.boundary().sortedTracked().data()), track(fluid.boundary().hasForceTrackedObjects()),
+          tension(forces.tension_.gamma() > 0.0f), adhesion(forces.tension_.beta() > 0.0f),
+          vortex(forces.vorticity_.epsilon > 0.0f),
+          wallCohesion(tension && forces.tension_.wallCohesion() > 0.0f),
+          attraction(adhesion || wallCohesion), curvature(tension && forces.normalsValid_),
+          confine(vortex && forces.omegaValid_), sources(tension || confine) {}
+
+    /// What one particle's loops sum besides its acceleration.
+    struct Sums {
+        Vec3f a = Vec3f::Zero();
+        Vec3f aSource = Vec3f::Zero(); // the part of a without a potential (sourceWork())
+        Vec3f gradF = Vec3f::Zero(), gradB = Vec3f::Zero();
+        float gradSq = 0.0f;
+        float u = 0.0f; // the particle's share of the attraction's potential energy, over m
+    };
+
+    // Inlined into the per-particle loop, with the sums and the forces' parameters in locals: out
+    // of line, the sums behind a reference were stored and reloaded per pair (the compiler cannot
+    // rule out that they alias the arrays it reads).
+    [[gnu::always_inline]] void fluidPairs(uint32_t i, const uint32_t* nb, uint32_t cnt, Sums& sums) const {
+        const Vec3f xi = xs[i], vi = vs[i];
+        Sums s = sums;
+        const ArtificialViscosity_Monaghan1992 viscosity = f.viscosity_;
+        // Tension: colour-field normal n_i (written for the next step); confinement: omega_i and
+        // eta_i = grad |omega| (from the previous step's |omega_j|).
+        Vec3f colour = Vec3f::Zero(), omega = Vec3f::Zero(), eta = Vec3f::Zero();
+        const Vec3f ni = curvature ? nPrev[i] : Vec3f::Zero();
+        const float wi = confine ? wPrev[i] : 0.0f;
+        const SurfaceTension_Akinci2013& ST = f.tension_;
+        const float gamma = ST.gamma();
+        for (uint32_t q = 0; q < cnt; ++q) {
+            const uint32_t j = nb[q];
+            const Vec3f xij = xi - xs[j];
+            const float r2 = xij.squaredNorm();
+            const float gf = K.gradFactor(r2);
+            s.gradF += gf * xij;
+            s.gradSq += gf * gf * r2;
+            const Vec3f vij = vi - vs[j];
+            viscosity.accumulate(s.a, vij.dot(xij), r2, gf, m, xij);
+            if (tension) {
+                colour += (V[j] * gf) * xij;
+                // Cohesion along the pair's predicted separation x_ij + dt v_ij, where the
+                // pressure that balances it acts (the pressure solver's prediction): two large
+                // forces that cancel along different directions leave a torque ~ dt p omega that
+                // feeds any rotation. A drop of 1000 particles in zero gravity spun up from
+                // round-off (|L| x100 in 2 s) and burst at 3 s (KE 0.004 -> 0.38 J); the
+                // 'droplets' scene gained energy for ever (docs/BENCHMARKS.md).
+                const Vec3f xp = xij + dt * vij;
+                // Energy bookkeeping (attractionEnergy, sourceWork): the cohesion without
+                // K_ij has a potential; K_ij - 1 and the curvature term are sources.
+                const float Kij = ST.densityCorrection(rho0, rho[i] + rho[j]);
+                const Vec3f coh = ST.cohesionAcceleration(xp, xp.squaredNorm(), gamma, m);
+                Vec3f src = (Kij - 1.0f) * coh;
+                if (curvature)
+                    src += Kij * ST.curvatureAcceleration(gamma, ni, nPrev[j]);
+                s.a += coh + src;
+                s.aSource += src;
+                s.u += 0.5f * gamma * m * ST.cohesionPotential(r2);
+            }
+            if (vortex) {
+                omega += VorticityConfinement_Fedkiw2001::curlTerm(vij, xij, gf, V[j]);
+                if (confine)
+                    eta += VorticityConfinement_Fedkiw2001::gradientTerm(wi, wPrev[j], xij, gf, V[j]);
+            }
+        }
+        if (tension)
+            f.normalsNext_[i] = f.h_ * colour;
+        if (vortex) {
+            f.omegaNormNext_[i] = omega.norm();
+            if (confine) {
+                const Vec3f conf =
+                    VorticityConfinement_Fedkiw2001::acceleration(eta, omega, f.vorticity_.epsilon, f.h_);
+                s.a += conf;
+                s.aSource += conf;
+            }
+        }
+        sums = s;
+    }
+
+    [[gnu::always_inline]] void boundaryPairs(size_t b, uint32_t i, const uint32_t* nb, uint32_t cnt,
+                                              Sums& sums) const {
+        const Vec3f xi = xs[i], vi = vs[i];
+        Sums s = sums;
+        const BoundaryFriction_Akinci2012 friction = f.friction_;
+        const SurfaceTension_Akinci2013& ST = f.tension_;
+        const float gamma = ST.gamma(), beta = ST.beta();
+        for (uint32_t q = 0; q < cnt; ++q) {
+            const uint32_t k = nb[q];
+            const Vec3f xik = xi - xb[k];
+            const float r2 = xik.squaredNorm();
+            const float gf = K.gradFactor(r2);
+            s.gradB += (psi[k] * gf) * xik;
+            Vec3f ga;
+            if (friction.acceleration(ga, (vi - vb[k]).dot(xik), r2, gf, psi[k], xik)) {
+                s.a -= ga;
+                if (track && tracked[k])
+                    model.bodyForces.add(b, k, m * ga);
+            }
+            if (attraction) {
+                // Adhesion (Akinci 2013 eq. 6) and the wall's share in the cohesion, at the
+                // predicted separation like the wall pressure they balance (see cohesion
+                // above); one reaction pulls a body towards the fluid.
+                const Vec3f xp = xik + dt * (vi - vb[k]);
+                const float rp2 = xp.squaredNorm();
+                Vec3f aa = Vec3f::Zero();
+                if (adhesion) {
+                    aa += ST.adhesionAcceleration(xp, rp2, beta, psi[k]);
+                    s.u += beta * psi[k] * ST.adhesionPotential(r2);
+                }
+                if (wallCohesion) {
+                    const float massK = ST.wallCohesion() * psi[k];
+                    const Vec3f coh = ST.cohesionAcceleration(xp, rp2, gamma, massK);
+                    const float Kik = ST.densityCorrection(rho0, rho[i] + rho0);
+                    aa += Kik * coh;
+                    s.aSource += (Kik - 1.0f) * coh;
+                    s.u += gamma * massK * ST.cohesionPotential(r2);
+                }
+                s.a += aa;
+                if (track && tracked[k])
+                    model.bodyForces.add(b, k, -m * aa);
+            }
+        }
+        sums = s;
+    }
+
+    /// Beyond the paper: the prototype delta assumes a full, symmetric neighbourhood. In a
+    /// wall corner the one-sided neighbours respond up to ~2x more strongly to a pressure
+    /// change and the correction oscillates and diverges. The same derivation with the
+    /// particle's own neighbours (the boundary pushing with twice p_i/rho_i^2, the mirrored
+    /// pressure) gives delta_i; PCISPH uses min(delta_prototype, delta_i), never stiffer
+    /// than the paper.
+    float deltaScale(const Sums& s) const {
+        const Vec3f A = m * s.gradF + s.gradB, B = 2.0f * (m * s.gradF + s.gradB);
+        const float local = A.dot(B) + 2.0f * m * m * s.gradSq;
+        const float proto = model.protoDenominator();
+        return local > proto ? proto / local : 1.0f;
+    }
+};
+
+void NonPressureForces::compute(FluidModel& model, float dt) {
+    const Pass pass(*this, model, dt);
+    const float m = model.mass();
+    const size_t n = model.state.size();
+    const bool tension = pass.tension, vortex = pass.vortex;
+    model.deltaScale.resize(n);
+    if (pass.sources) // forces without a potential (sourceWork)
+        accelSource_.resize(n);
+    sourcesActive_ = pass.sources;
+    if (tension || vortex)
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t i = r.begin(); i < r.end(); ++i)
+                volume_[i] = m / pass.rho[i];
+        });
+    std::atomic<float> maxA2{0.0f};
+    // The attraction's potential energy per block (per unit mass m; see attractionEnergy()).
+    blockEnergy_.assign(model.lists.blocks.size(), 0.0);
+    if (pass.track)
+        model.bodyForces.reset(model.lists.blocks.size());
+    const Vec3f g = model.config().gravity;
+    const FluidModel::NeighborLists& L = model.lists;
+    Vec3f* xPred = model.predicted[0].data();
+    model.forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+        const uint32_t* fn = L.blocks[b].fluid.data();
+        const uint32_t* bn = L.blocks[b].boundary.data();
+        float la = 0.0f;
+        double energy = 0.0;
+        for (uint32_t i = begin; i < end; ++i) {
+            Pass::Sums s;
+            pass.fluidPairs(i, fn + L.fluidBegin[i], L.fluidCount[i], s);
+            pass.boundaryPairs(b, i, bn + L.boundaryBegin[i], L.boundaryCount[i], s);
+            model.deltaScale[i] = pass.deltaScale(s);
+            if (pass.sources)
+                accelSource_[i] = s.aSource;
+            Vec3f a = s.a + g;
+            la = std::max(la, a.squaredNorm());
+            energy += s.u;
+            model.accelNonPressure[i] = a;
+            model.accelPressure[i] = Vec3f::Zero();
+            model.state.pressures[i] = 0.0f;
+            const Vec3f v = pass.vs[i] + dt * a;
+            model.predictedVelocity[i] = v;
+            xPred[i] = pass.xs[i] + dt * v;
+        }
+        parallel::atomicMax(maxA2, la);
+        blockEnergy_[b] = energy;
+    });
+    if (pass.track)
+        model.bodyForces.flush(model.boundary());
+    attractionEnergy_ = 0.0;
+    for (double e : blockEnergy_)
+        attractionEnergy_ += double(m) * e;
+    // This step's n_i and |omega_i| become what the next step (or a restart of this one) reads.
+    if (tension)
+        normalsPrev_.swap(normalsNext_);
+    if (vortex)
+        omegaNormPrev_.swap(omegaNormNext_);
+    normalsValid_ = tension;
+    omegaValid_ = vortex;
+    maxAccel_ = std::sqrt(maxA2.load());
+}
+
+} // namespace octo
