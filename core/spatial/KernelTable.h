@@ -1,10 +1,10 @@
 #pragma once
-// The cubic spline kernel (CubicSplineKernel.h) tabulated over the squared distance s = |x|^2,
-// for the solver's inner loops: no square root, no division and no branch per neighbour pair
+// The solver's kernel (SphKernel.h: cubic spline or Wendland C2) tabulated over the squared distance s =
+// |x|^2, for the solver's inner loops: no square root, no division and no branch per neighbour pair
 // (SPlisHSPlasH tabulates its kernels the same way, over |x|). Linear interpolation between
 // 4096 samples on [0, h^2]; relative error well below the solver's density tolerance
 // (tests/core/spatial/test_kernel.cpp checks it against the analytic kernel).
-#include "spatial/CubicSplineKernel.h"
+#include "spatial/SphKernel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,10 +16,11 @@ class KernelTable {
 public:
     static constexpr int kSamples = 4096;
 
-    explicit KernelTable(float supportRadius = 1.0f) { setSupportRadius(supportRadius); }
+    explicit KernelTable(float supportRadius = 1.0f) { setKernel(SphKernel(supportRadius)); }
 
-    void setSupportRadius(float h) {
-        const CubicSplineKernel exact(h);
+    void setSupportRadius(float h) { setKernel(SphKernel(h)); }
+    void setKernel(const SphKernel& exact) {
+        const float h = exact.supportRadius();
         h2_ = h * h;
         invDs_ = float(kSamples) / h2_;
         w0_ = exact.W0();

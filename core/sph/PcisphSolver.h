@@ -32,9 +32,9 @@
 // Kernel values in the loops come from KernelTable (tabulated over |x|^2: no sqrt per pair).
 #include "common/Parameters.h"
 #include "common/Types.h"
-#include "spatial/CubicSplineKernel.h"
 #include "spatial/KernelTable.h"
 #include "spatial/NeighborGrid.h"
+#include "spatial/SphKernel.h"
 #include "sph/BoundaryForceBuffer.h"
 #include "sph/BoundaryModel.h"
 #include "sph/FluidState.h"
@@ -61,6 +61,8 @@ public:
     /// every field against configFrom(ParameterSet{})).
     struct Config {
         PressureSolver pressureSolver = PressureSolver::Pcisph;
+        // SphKernel.h: the cubic spline, or Wendland C2 without the pairing instability.
+        KernelKind kernel = KernelKind::CubicSpline;
         float particleRadius = 0.01f;          // m; d0 = 2r, h = 4r
         float restDensity = 1000.0f;           // kg/m^3
         float densityErrorTolerance = 0.01f;   // max_i (rho_i - rho0) / rho0, both solvers
@@ -138,7 +140,7 @@ public:
 
     float mass() const { return mass_; }
     float supportRadius() const { return h_; }
-    const CubicSplineKernel& kernel() const { return kernel_; }
+    const SphKernel& kernel() const { return kernel_; }
     /// delta(dt) = deltaUnit / dt^2 (Solenthaler & Pajarola eq. 8).
     float delta(float dt) const { return deltaUnit_ / (dt * dt); }
     /// dt the next step will use (CFL and non-pressure acceleration bound, clamped to [dtMin, dtMax]).
@@ -221,7 +223,7 @@ private:
 
     Config config_;
     BoundaryModel& boundary_;
-    CubicSplineKernel kernel_;
+    SphKernel kernel_;
     KernelTable table_; // the same kernel, tabulated for the inner loops
     float h_ = 0.04f, d0_ = 0.02f, mass_ = 0.008f, deltaUnit_ = 0.0f, protoDenominator_ = 1.0f;
     double time_ = 0.0;
