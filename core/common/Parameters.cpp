@@ -59,6 +59,15 @@ int defaultPressureSolver() {
     return 0;
 }
 
+ParameterInfo kernelChoice() {
+    ParameterInfo p =
+        choice("kernel", "Solver", "SPH kernel", {"cubic", "wendland"}, 0,
+               "cubic: the cubic spline (Monaghan 1992); wendland: Wendland C2, free of the pairing "
+               "instability (Dehnen & Aly 2012) that moves a resting simple cubic lattice. Support h = 4r.");
+    p.needsReset = true; // wall and body volumes are computed with it when the scene is built
+    return p;
+}
+
 std::vector<ParameterInfo> makeTable() {
     return {
         // --- Solver: PCISPH (Solenthaler & Pajarola 2009) ---
@@ -69,6 +78,7 @@ std::vector<ParameterInfo> makeTable() {
         choice("pressureSolver", "Solver", "Pressure solver", {"pcisph", "dfsph"}, defaultPressureSolver(),
                "pcisph: Solenthaler & Pajarola 2009 (the paper's solver); dfsph: Bender & Koschier "
                "2017, a divergence-free and a constant-density solve, warm-started (fewer iterations)."),
+        kernelChoice(),
         real("densityErrorTolerance", "Solver", "Density error eta", "1", 1e-4, 0.1, 0.01, false,
              "Both pressure solvers iterate until the maximum density error is below this fraction "
              "(DFSPH's paper uses the mean; a mean of 1 % left 5 % local errors)."),

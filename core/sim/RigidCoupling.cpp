@@ -49,7 +49,8 @@ void RigidCoupling::syncTopology() {
             // resting at d0 on a flat face exactly rho0 dense (see planarWallPsiScale).
             const float d0 = b->shape().sampleSpacing;
             const bool twoShells = twoShellBody(*b, d0);
-            const float scale = planarWallPsiScale(boundary_.supportRadius(), d0, twoShells ? 2 : 1);
+            const float scale =
+                planarWallPsiScale(boundary_.supportRadius(), d0, twoShells ? 2 : 1, boundary_.kernelKind());
             const int obj = boundary_.addObject(b->boundarySamples(), b->isKinematic(), scale);
             if (b->isKinematic())
                 boundary_.reportForces(obj); // its drag, for the statistics

@@ -33,7 +33,7 @@ void Simulation::Impl::build() {
     solver->setBoundaryMotion([this](float dt) { bodies.coupling().pushKinematicVelocities(dt); });
     const int layers = params.geti("boundaryLayers");
     const int walls = boundary.addObject(sampleBoxWalls(scene.container, 2.0f * r, layers), true,
-                                         planarWallPsiScale(4.0f * r, 2.0f * r, layers));
+                                         planarWallPsiScale(4.0f * r, 2.0f * r, layers, config().kernel));
     boundary.setWall(walls); // the pressure extrapolated from the fluid (Pcisph_Solenthaler2009)
     // Rigid bodies: boundary objects after the walls; fluid inside them is removed.
     bodies.configure(scene.container, config().gravity, r, params.getf("restDensity"));

@@ -1,9 +1,9 @@
 #pragma once
-// The cubic spline kernel (CubicSplineKernel.h) tabulated over the squared distance s = |x|^2,
-// for the solver's inner loops (TabulatedFunction). Linear interpolation between
+// The solver's kernel (SphKernel.h: cubic spline or Wendland C2) tabulated over the squared distance
+// s = |x|^2, for the solver's inner loops (TabulatedFunction). Linear interpolation between
 // 4096 samples on [0, h^2]; relative error well below the solver's density tolerance
 // (tests/core/spatial/test_kernel.cpp checks it against the analytic kernel).
-#include "spatial/CubicSplineKernel.h"
+#include "spatial/SphKernel.h"
 #include "spatial/TabulatedFunction.h"
 
 #include <algorithm>
@@ -15,10 +15,11 @@ class KernelTable {
 public:
     static constexpr int kSamples = 4096;
 
-    explicit KernelTable(float supportRadius = 1.0f) { setSupportRadius(supportRadius); }
+    explicit KernelTable(float supportRadius = 1.0f) { setKernel(SphKernel(supportRadius)); }
 
-    void setSupportRadius(float h) {
-        const CubicSplineKernel exact(h);
+    void setSupportRadius(float h) { setKernel(SphKernel(h)); }
+    void setKernel(const SphKernel& exact) {
+        const float h = exact.supportRadius();
         w0_ = exact.W0();
         w_.sample(h * h, kSamples, [&](int, float s) { return exact.W(std::sqrt(s)); });
         g_.sample(h * h, kSamples, [&](int, float s) {

@@ -1,6 +1,6 @@
 #include "sph/BoundaryModel.h"
 
-#include "spatial/CubicSplineKernel.h"
+#include "spatial/SphKernel.h"
 
 #include <tbb/parallel_for.h>
 
@@ -11,13 +11,14 @@
 
 namespace octo {
 
-void BoundaryModel::setKernel(float supportRadius, float restDensity) {
+void BoundaryModel::setKernel(float supportRadius, float restDensity, KernelKind kind) {
     if (!(supportRadius > 0.0f) || !(restDensity > 0.0f))
         throw std::invalid_argument("BoundaryModel: support radius and rest density must be > 0");
-    if (supportRadius == h_ && restDensity == rho0_)
+    if (supportRadius == h_ && restDensity == rho0_ && kind == kind_)
         return;
     h_ = supportRadius;
     rho0_ = restDensity;
+    kind_ = kind;
     for (const Object& o : objects_)
         if (o.valid)
             computePsi(o);
@@ -162,7 +163,7 @@ void BoundaryModel::computePsi(const Object& o) {
     grid.build(pts);
     std::vector<Vec3f> sorted;
     grid.gather(pts, sorted);
-    const CubicSplineKernel kernel(h_);
+    const SphKernel kernel(h_, kind_);
     const auto order = grid.order();
     tbb::parallel_for(
         tbb::blocked_range<size_t>(0, sorted.size(), 1024), [&](const tbb::blocked_range<size_t>& r) {
@@ -242,8 +243,8 @@ void BoundaryModel::addForceSorted(uint32_t sortedIndex, const Vec3f& force) {
     forces_[grid_.order()[sortedIndex]] += force;
 }
 
-float planarWallPsiScale(float h, float d0, int layers) {
-    const CubicSplineKernel kernel(h);
+float planarWallPsiScale(float h, float d0, int layers, KernelKind kind) {
+    const SphKernel kernel(h, kind);
     const int reach = int(std::ceil(h / d0)) + 1;
     // Wall layers at y = -d0/2 - l d0; by symmetry Psi depends only on the layer.
     std::vector<float> volume(size_t(layers), 0.0f);
@@ -262,7 +263,8 @@ float planarWallPsiScale(float h, float d0, int layers) {
         for (int i = -reach; i <= reach; ++i)
             for (int k = -reach; k <= reach; ++k)
                 fluid += kernel.W(xi - d0 * Vec3f(float(i), 0.5f + float(j), float(k)));
-    fluid *= d0 * d0 * d0; // rho / rho0
+    // rho / rho0 with the solver's mass: rho0 d0^3 / latticeSum (FluidModel::deriveConstants).
+    fluid *= kind == KernelKind::CubicSpline ? d0 * d0 * d0 : d0 * d0 * d0 / kernel.latticeSum(d0);
     for (int l = 0; l < layers; ++l)
         for (int i = -reach; i <= reach; ++i)
             for (int k = -reach; k <= reach; ++k)

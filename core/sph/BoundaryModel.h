@@ -16,6 +16,7 @@
 // moved (setObjectTransform) or objects were added/removed.
 #include "common/Types.h"
 #include "spatial/NeighborGrid.h"
+#include "spatial/SphKernel.h"
 
 #include <span>
 #include <vector>
@@ -25,7 +26,8 @@ namespace octo {
 class BoundaryModel {
 public:
     /// Support radius h and rest density rho0; recomputes every Psi when they change.
-    void setKernel(float supportRadius, float restDensity);
+    void setKernel(float supportRadius, float restDensity, KernelKind kind = KernelKind::CubicSpline);
+    KernelKind kernelKind() const { return kind_; }
     float supportRadius() const { return h_; }
 
     /// Adds an object whose particles are given in body space (world = R * p + t). Its
@@ -108,6 +110,7 @@ private:
     const Object& checked(int object) const;
 
     float h_ = 0.0f, rho0_ = 1000.0f;
+    KernelKind kind_ = KernelKind::CubicSpline;
     std::vector<Object> objects_;
     std::vector<Vec3f> bodyPoints_, positions_, velocities_, forces_;
     std::vector<float> psi_;
@@ -131,6 +134,7 @@ std::vector<Vec3f> sampleBoxWalls(const Aabb& box, float spacing, int layers);
 /// side, so V_k comes out ~18 % (2 layers) to ~43 % (1 layer) above d0^3, and fluid at the
 /// wall starts a few percent over-dense. PCISPH with the max-error criterion then needs many
 /// iterations and can diverge in the corners, so the container walls use this calibration.
-float planarWallPsiScale(float supportRadius, float spacing, int layers);
+float planarWallPsiScale(float supportRadius, float spacing, int layers,
+                         KernelKind kind = KernelKind::CubicSpline);
 
 } // namespace octo

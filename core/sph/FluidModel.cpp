@@ -31,11 +31,15 @@ void FluidModel::deriveConstants() {
     const float r = config_.particleRadius;
     d0_ = 2.0f * r;
     h_ = 4.0f * r;
+    kernel_ = SphKernel(h_, config_.kernel);
+    // The start lattice (spacing d0) at rest density: the cubic spline sums to 1 on it, Wendland C2
+    // to 1.034, so its mass is scaled by the lattice sum (SphKernel::latticeSum).
     mass_ = config_.restDensity * d0_ * d0_ * d0_;
-    kernel_.setSupportRadius(h_);
-    table_.setSupportRadius(h_);
+    if (config_.kernel != KernelKind::CubicSpline)
+        mass_ /= kernel_.latticeSum(d0_);
+    table_.setKernel(kernel_);
     forces_.setParameters(config_, h_);
-    boundary_.setKernel(h_, config_.restDensity);
+    boundary_.setKernel(h_, config_.restDensity, config_.kernel);
 
     // Prototype particle with a full neighbourhood on the rest lattice (spacing d0).
     Vec3f sumGrad = Vec3f::Zero();

@@ -11,9 +11,9 @@
 // the cached lists. Kernel values in the loops come from KernelTable (tabulated over |x|^2: no
 // sqrt per pair).
 #include "common/Types.h"
-#include "spatial/CubicSplineKernel.h"
 #include "spatial/KernelTable.h"
 #include "spatial/NeighborGrid.h"
+#include "spatial/SphKernel.h"
 #include "sph/BoundaryForceBuffer.h"
 #include "sph/BoundaryModel.h"
 #include "sph/FluidState.h"
@@ -110,7 +110,7 @@ public:
 
     BoundaryModel& boundary() const { return boundary_; }
     const KernelTable& table() const { return table_; }
-    const CubicSplineKernel& kernel() const { return kernel_; }
+    const SphKernel& kernel() const { return kernel_; }
     float mass() const { return mass_; }
     float supportRadius() const { return h_; }
     float spacing() const { return d0_; }
@@ -146,7 +146,7 @@ private:
 
     SphConfig config_;
     BoundaryModel& boundary_;
-    CubicSplineKernel kernel_;
+    SphKernel kernel_;
     KernelTable table_; // the same kernel, tabulated for the inner loops
     float h_ = 0.04f, d0_ = 0.02f, mass_ = 0.008f, deltaUnit_ = 0.0f, protoDenominator_ = 1.0f;
     NonPressureForces forces_;

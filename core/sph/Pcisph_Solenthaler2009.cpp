@@ -21,7 +21,7 @@ namespace {
 // 0; the boundary term is (p_i + p_b) / rho_i^2. Akinci 2012 eq. 10 pushes with p_i alone, half of
 // what the missing fluid would: a wall-adjacent particle had to be compressed to be held, and a
 // body sinking onto the floor squeezed the layer between them into a pump (313 J, 142 m/s); a fixed
-// submerged box got 78 % of its buoyancy (mirrored: 103 %; docs/BENCHMARKS.md). The container
+// submerged box got 78 % of its buoyancy (mirrored: 103 %; docs/VALIDATION.md, "Buoyancy"). The container
 // walls use the neighbourhood's pressure instead (extrapolateWallPressure): p_i alone cannot
 // hold a particle at the free surface (p_i = 0) against the layer below it.
 inline float boundaryPressureOverRho2(float pOverRho2, float rho, const Vec3f& gravity, const Vec3f& xik) {

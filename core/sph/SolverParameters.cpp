@@ -12,6 +12,7 @@ SphSolver::Config SphSolver::configFrom(const ParameterSet& params) {
     Config c;
     c.pressureSolver =
         params.choice("pressureSolver") == "dfsph" ? PressureSolver::Dfsph : PressureSolver::Pcisph;
+    c.kernel = params.choice("kernel") == "wendland" ? KernelKind::WendlandC2 : KernelKind::CubicSpline;
     c.particleRadius = params.getf("particleRadius");
     c.restDensity = params.getf("restDensity");
     c.densityErrorTolerance = params.getf("densityErrorTolerance");

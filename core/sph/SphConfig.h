@@ -2,6 +2,7 @@
 // What the SPH solver (SphSolver) is configured with and what one of its steps reports; shared by
 // the facade, the fluid model, the time-step controller and both pressure solvers.
 #include "common/Types.h"
+#include "spatial/SphKernel.h"
 
 #include <cstddef>
 
@@ -14,6 +15,8 @@ struct SphConfig {
     enum class PressureSolver { Pcisph, Dfsph };
 
     PressureSolver pressureSolver = PressureSolver::Pcisph;
+    // SphKernel.h: the cubic spline, or Wendland C2 without the pairing instability.
+    KernelKind kernel = KernelKind::CubicSpline;
     float particleRadius = 0.01f;          // m; d0 = 2r, h = 4r
     float restDensity = 1000.0f;           // kg/m^3
     float densityErrorTolerance = 0.01f;   // max_i (rho_i - rho0) / rho0, both solvers

@@ -67,7 +67,7 @@ public:
 
     float mass() const { return model_.mass(); }
     float supportRadius() const { return model_.supportRadius(); }
-    const CubicSplineKernel& kernel() const { return model_.kernel(); }
+    const SphKernel& kernel() const { return model_.kernel(); }
     /// delta(dt) = deltaUnit / dt^2 (Solenthaler & Pajarola eq. 8).
     float delta(float dt) const { return model_.deltaUnit() / (dt * dt); }
     /// dt the next step will use (CFL and non-pressure acceleration bound, clamped to [dtMin, dtMax]).

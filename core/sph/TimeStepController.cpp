@@ -23,7 +23,8 @@ void TimeStepController::adaptToIterations(int iterations, int minIterations, bo
     // than 5 % per step: the residual density error e left by one step is corrected in the next
     // at a speed ~ e d0 / dt, so a sudden cut of dt kicks the fluid, which costs iterations, which
     // cut dt again. Shrinking by up to 2x per step made a tank at rest (0.6 m, r = 4.25 mm) ring
-    // up to 1.2 m/s at 0.15 s; at most 5 %: 0.31 m/s (BENCHMARKS.md).
+    // up to 1.2 m/s at 0.15 s; at most 5 %: 0.31 m/s (measured; the run is in the git history of
+    // docs/BENCHMARKS.md).
     const int target = minIterations + 2;
     if (restartedOrMissed)
         halveScale();

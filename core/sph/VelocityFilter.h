@@ -25,7 +25,7 @@
 // ramp at 0.9-0.98 it was not, and at r = 12 mm the particles where the surface meets a wall kept
 // bobbing at 0.04-0.07 m/s for as long as a resting column was run (now 0.03-0.045 m/s; a zero-g
 // cube with tension still rounds into a drop, Martin & Moyce's front moves < 0.005 in RMS(Z);
-// docs/BENCHMARKS.md §3). The weights are symmetric,
+// docs/BENCHMARKS.md §3, docs/VALIDATION.md). The weights are symmetric,
 // so momentum is conserved, and every row sums to at most c, so L's eigenvalues lie in [-2c, 0]
 // (Gershgorin): for eps <= 1 / (2 c^2) ~ 1.02 the filter is stable and never raises the kinetic
 // energy, however compressed the particles are. Three passes over the fluid neighbours (sigma,

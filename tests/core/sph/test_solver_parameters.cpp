@@ -23,6 +23,7 @@ const std::vector<Field>& fields() {
     static const std::vector<Field> f = {
         {"pressureSolver",
          [](const Config& c) { return double(c.pressureSolver == SphSolver::PressureSolver::Dfsph); }},
+        {"kernel", [](const Config& c) { return double(c.kernel == KernelKind::WendlandC2); }},
         {"particleRadius", [](const Config& c) { return double(c.particleRadius); }},
         {"restDensity", [](const Config& c) { return double(c.restDensity); }},
         {"densityErrorTolerance", [](const Config& c) { return double(c.densityErrorTolerance); }},
