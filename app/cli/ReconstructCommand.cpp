@@ -414,7 +414,7 @@ int run(const Args& args) {
         std::cerr << "reconstruct: estimated particle radius r = " << r
                   << " m (half the spacing of the volume per particle); pass --radius to override\n";
     }
-    checkLeafSize("--leaf", o.params.get("leafSize"), o.params.get("particleRadius"));
+    checkLeafSize("--leaf", o.params.get(Param::leafSize), o.params.get(Param::particleRadius));
     SurfaceSettings settings = surfaceSettingsFromParameters(o.params);
     settings.storeLeaves = false;
     settings.computeNormals = o.normals;

@@ -185,8 +185,8 @@ std::string sizeNote(const SceneDescription& scene, const std::vector<std::strin
             p.setFromString(name, value);
         for (const std::string& a : overrides)
             p.parseAssignment(a);
-        r = p.get("particleRadius");
-        layers = p.geti("boundaryLayers");
+        r = p.get(Param::particleRadius);
+        layers = p.geti(Param::boundaryLayers);
     } catch (const std::exception&) {
     }
     const SceneBudget b = scene.budget(float(r), layers);
@@ -297,16 +297,16 @@ int runSceneIn(const Args& args, std::string& where) {
         "scene %s: %zu fluid particles, %zu boundary particles (%zu on %zu bodies), r = %g m, %g fps, "
         "%lld frames\n",
         scene.name.c_str(), sim.fluidParticleCount(), sim.boundaryParticleCount(), sim.bodySampleCount(),
-        sim.rigidBodies().size(), sim.parameters().get("particleRadius"), fps, o.frames);
+        sim.rigidBodies().size(), sim.parameters().get(Param::particleRadius), fps, o.frames);
     std::printf("%6s %9s %6s %10s %6s %9s %9s\n", "frame", "time s", "steps", "dt ms", "iter", "maxErr %",
                 "Tps ms");
     std::fflush(stdout);
 
-    const bool surfaceOn = sim.parameters().getb("surfaceEnabled");
+    const bool surfaceOn = sim.parameters().getb(Param::surfaceEnabled);
     if (surfaceOn) // a leaf far below r hangs the surface (leafSize=1e-6 at r = 20 mm: > 60 s, 950 MB)
         try {
-            checkLeafSize("--set leafSize", sim.parameters().get("leafSize"),
-                          sim.parameters().get("particleRadius"));
+            checkLeafSize("--set leafSize", sim.parameters().get(Param::leafSize),
+                          sim.parameters().get(Param::particleRadius));
         } catch (const UsageError& e) {
             throw UsageError(std::string(e.what()) + " (--set surfaceEnabled=false runs without a surface)");
         }

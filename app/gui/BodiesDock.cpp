@@ -108,7 +108,7 @@ void BodiesDock::showFrame(const PublishedFrame& frame) {
         shownIds_ = ids;
         const int selected = list_->currentItem() ? list_->currentItem()->data(Qt::UserRole).toInt() : -1;
         list_->clear();
-        const double rho0 = frame.parameters.get("restDensity");
+        const double rho0 = frame.parameters.get(Param::restDensity);
         for (size_t i = 0; i < f.bodies.size(); ++i) {
             const BodySnapshot& b = f.bodies[i];
             auto* item = new QListWidgetItem(QString("#%1 %2  (%3 kg/m\u00B3 = %4 \u03C10%5)")
@@ -141,7 +141,7 @@ void BodiesDock::addBody(const std::string& shape) {
         return;
     }
     const Aabb& d = frame->snapshot->domain;
-    const float r = float(frame->parameters.get("particleRadius"));
+    const float r = float(frame->parameters.get(Param::particleRadius));
     float size = float(size_->value());
     if (size <= 0.0f) {
         const float extent = d.empty() ? 0.5f : (d.max - d.min).minCoeff();

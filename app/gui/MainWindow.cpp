@@ -283,7 +283,7 @@ void MainWindow::presentScene(const PublishedFrame& frame) {
     sceneInfo_->setText(QString("%1: %2 fluid particles at r = %3 mm%4")
                             .arg(QString::fromStdString(std::filesystem::path(frame.scene).stem().string()))
                             .arg(f.positions.size())
-                            .arg(frame.parameters.get("particleRadius") * 1000.0, 0, 'g', 4)
+                            .arg(frame.parameters.get(Param::particleRadius) * 1000.0, 0, 'g', 4)
                             .arg(sceneDescription_.isEmpty() ? QString() : "\n" + sceneDescription_));
 }
 

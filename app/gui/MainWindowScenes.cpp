@@ -190,7 +190,7 @@ void MainWindow::warnAboutLeafSize(double leafSize) {
     // docs/ALGORITHMS.md §5: a leaf edge above 2r/sqrt(3) can open holes in one-particle sheets.
     const auto frame = worker_->latestFrame();
     const double r =
-        frame ? frame->parameters.get("particleRadius") : findParameter("particleRadius")->defaultValue;
+        frame ? frame->parameters.get(Param::particleRadius) : findParameter("particleRadius")->defaultValue;
     if (leafSize > 2.0 * r / std::sqrt(3.0))
         showNotice(QString("Leaf edge L = %1 mm > 2r/sqrt(3) = %2 mm: thin sheets may show holes")
                        .arg(leafSize * 1000.0, 0, 'f', 2)
@@ -207,7 +207,7 @@ void MainWindow::syncParameterWidgets(const PublishedFrame& frame) {
     shownParameters_ = frame.parameters.values();
     for (auto& [group, panel] : panels_)
         panel->setValues(frame.parameters);
-    const double r = frame.parameters.get("particleRadius");
+    const double r = frame.parameters.get(Param::particleRadius);
     if (std::abs(sceneRadius_->value() - r) > 1e-9 && !sceneRadius_->hasFocus()) {
         const QSignalBlocker b(sceneRadius_);
         sceneRadius_->setValue(r);

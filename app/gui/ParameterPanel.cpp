@@ -201,9 +201,10 @@ void ParameterPanel::setValues(const ParameterSet& values) {
     }
     // L = 0 is automatic (2r/sqrt(3)): say which edge that is, in the field itself.
     if (auto* leaf = qobject_cast<QDoubleSpinBox*>(editorFor("leafSize"))) {
-        const double automatic = 2.0 * values.get("particleRadius") / std::sqrt(3.0) * 1000.0;
-        leaf->setSuffix(values.get("leafSize") == 0.0 ? QString(" mm (auto: %1 mm)").arg(automatic, 0, 'f', 2)
-                                                      : QString(" mm"));
+        const double automatic = 2.0 * values.get(Param::particleRadius) / std::sqrt(3.0) * 1000.0;
+        leaf->setSuffix(values.get(Param::leafSize) == 0.0
+                            ? QString(" mm (auto: %1 mm)").arg(automatic, 0, 'f', 2)
+                            : QString(" mm"));
     }
 }
 

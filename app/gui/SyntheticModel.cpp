@@ -69,7 +69,7 @@ FrameSnapshotPtr SyntheticModel::snapshot() const {
     f->time = time_;
     f->domain = Aabb(Vec3f(0, 0, 0), Vec3f(1.0f, 0.6f, 0.5f));
     const float spacing = 0.5f / float(n_);
-    const float lambdaMin = params_.getf("lambdaMin");
+    const float lambdaMin = params_.getf(Param::lambdaMin);
     const float t = float(time_);
     for (int i = 0; i < n_; ++i)
         for (int k = 0; k < n_; ++k) {

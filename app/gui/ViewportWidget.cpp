@@ -146,8 +146,8 @@ void ViewportWidget::setFrame(PublishedFramePtr frame) {
     frame_ = std::move(frame);
     if (!frame_ || !frame_->snapshot)
         return;
-    const float radius = float(frame_->parameters.get("particleRadius"));
-    settings_.restDensity = float(frame_->parameters.get("restDensity"));
+    const float radius = float(frame_->parameters.get(Param::particleRadius));
+    settings_.restDensity = float(frame_->parameters.get(Param::restDensity));
     renderer_.setFrame(frame_->snapshot, radius);
     const Aabb& d = frame_->snapshot->domain;
     if (!d.empty() && (d.min != framedDomain_.min || d.max != framedDomain_.max)) {
@@ -243,9 +243,9 @@ QImage ViewportWidget::renderRecordedFrame(const PublishedFramePtr& frame, const
         }
     }
     const FrameSnapshot& f = *frame->snapshot;
-    recordRenderer_->setFrame(frame->snapshot, float(frame->parameters.get("particleRadius")));
+    recordRenderer_->setFrame(frame->snapshot, float(frame->parameters.get(Param::particleRadius)));
     render::RenderSettings look = settings_;
-    look.restDensity = float(frame->parameters.get("restDensity"));
+    look.restDensity = float(frame->parameters.get(Param::restDensity));
     render::OrbitCamera cam = camera_;
     cam.setViewport(size.width(), size.height());
     if (!cameraTouched_ && !f.domain.empty())

@@ -1,5 +1,6 @@
 #include "common/Parameters.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -160,9 +161,36 @@ const std::vector<ParameterOrder>& parameterOrders() {
     return orders;
 }
 
-const std::vector<ParameterInfo>& parameterTable() {
-    static const std::vector<ParameterInfo> table = makeTable();
+namespace {
+/// The table and ParameterId.h name the same parameters, each once.
+std::vector<ParameterInfo> checkedTable() {
+    std::vector<ParameterInfo> table = makeTable();
+    std::vector<int> seen(kParameterCount, 0);
+    for (const ParameterInfo& p : table) {
+        const auto it = std::find(kParameterNames.begin(), kParameterNames.end(), p.name);
+        if (it == kParameterNames.end())
+            throw std::logic_error("parameter '" + p.name + "' is in the table but not in ParameterId.h");
+        ++seen[size_t(it - kParameterNames.begin())];
+    }
+    for (size_t i = 0; i < kParameterCount; ++i)
+        if (seen[i] != 1)
+            throw std::logic_error(
+                "parameter '" + std::string(kParameterNames[i]) + "' is " +
+                (seen[i] ? "in the table twice" : "in ParameterId.h but not in the table"));
     return table;
+}
+} // namespace
+
+const std::vector<ParameterInfo>& parameterTable() {
+    static const std::vector<ParameterInfo> table = checkedTable();
+    return table;
+}
+
+Param parameterId(const std::string& name) {
+    const auto it = std::find(kParameterNames.begin(), kParameterNames.end(), name);
+    if (it == kParameterNames.end())
+        throw ParameterError("unknown parameter '" + name + "'");
+    return Param(it - kParameterNames.begin());
 }
 
 const ParameterInfo* findParameter(const std::string& name) {
@@ -174,7 +202,12 @@ const ParameterInfo* findParameter(const std::string& name) {
 
 ParameterSet::ParameterSet() {
     for (const auto& p : parameterTable())
-        values_[p.name] = p.defaultValue;
+        store(p.name, p.defaultValue);
+}
+
+void ParameterSet::store(const std::string& name, double value) {
+    values_[name] = value;
+    byId_[size_t(parameterId(name))] = value;
 }
 
 std::string ParameterSet::rangeText(const ParameterInfo& info) {
@@ -204,7 +237,7 @@ void ParameterSet::set(const std::string& name, double value) {
         s << "parameter '" << name << "' = " << value << " is out of range " << rangeText(*info);
         throw ParameterError(s.str());
     }
-    values_[name] = value;
+    store(name, value);
 }
 
 void ParameterSet::setFromString(const std::string& name, const std::string& text) {
@@ -256,7 +289,7 @@ void ParameterSet::setConsistent(const std::string& name, double value) {
     try {
         validate();
     } catch (const ParameterError&) {
-        values_[name] = old;
+        store(name, old);
         throw;
     }
 }
@@ -266,6 +299,10 @@ double ParameterSet::get(const std::string& name) const {
     if (it == values_.end())
         throw ParameterError("unknown parameter '" + name + "'");
     return it->second;
+}
+
+std::string ParameterSet::choice(Param p) const {
+    return choice(std::string(parameterName(p)));
 }
 
 std::string ParameterSet::choice(const std::string& name) const {

@@ -3,6 +3,8 @@
 // whether a change needs a reset). The CLI's --set, the scene JSON "parameters" object and the
 // GUI's dock panels all read this one table. Out-of-range values are refused, never clamped, and
 // so are pairs that contradict each other (parameterOrders: minIterations > maxIterations ...).
+#include "common/ParameterId.h"
+
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -65,12 +67,23 @@ public:
     int geti(const std::string& name) const { return int(get(name)); }
     bool getb(const std::string& name) const { return get(name) != 0.0; }
     std::string choice(const std::string& name) const;
+    /// Typed access (ParameterId.h): an array read, for code that runs every step or frame.
+    double get(Param p) const { return byId_[size_t(p)]; }
+    float getf(Param p) const { return float(get(p)); }
+    int geti(Param p) const { return int(get(p)); }
+    bool getb(Param p) const { return get(p) != 0.0; }
+    std::string choice(Param p) const;
     const std::map<std::string, double>& values() const { return values_; }
     /// Range text for messages, e.g. "[0, 1]" or "one of octree|uniform|narrow|sparse".
     static std::string rangeText(const ParameterInfo& info);
 
 private:
+    void store(const std::string& name, double value);
     std::map<std::string, double> values_;
+    std::array<double, kParameterCount> byId_{}; // the same values, by Param
 };
+
+/// The Param of a table name; throws ParameterError when unknown.
+Param parameterId(const std::string& name);
 
 } // namespace octo

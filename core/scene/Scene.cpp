@@ -562,7 +562,7 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
         } catch (const ParameterError& e) {
             p.fail(e.what());
         }
-        restDensity = check.get("restDensity");
+        restDensity = check.get(Param::restDensity);
     }
     if (top.has("bodies")) {
         const json& b = top.at("bodies");

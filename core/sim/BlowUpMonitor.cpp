@@ -76,7 +76,7 @@ double BlowUpMonitor::balancedEnergy(const SphSolver& solver, double ke, double 
 /// times that (built-in scenes at 2 s: at most 3.1x), an eruption tens to hundreds of times
 /// (cylinder instant start: 710 m/s).
 float BlowUpMonitor::speedLimit(float sourceSpeed) const {
-    const Vec3f g(params.getf("gravityX"), params.getf("gravityY"), params.getf("gravityZ"));
+    const Vec3f g(params.getf(Param::gravityX), params.getf(Param::gravityY), params.getf(Param::gravityZ));
     const float fall = std::sqrt(2.0f * g.norm() * scene.container.extent().maxCoeff());
     return 5.0f * (fall + sourceSpeed) + 1.0f;
 }

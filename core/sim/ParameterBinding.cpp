@@ -22,7 +22,7 @@ ParameterSet parametersForScene(const SceneDescription& scene, const std::vector
 }
 
 Vec3f gravityOf(const ParameterSet& params) {
-    return Vec3f(params.getf("gravityX"), params.getf("gravityY"), params.getf("gravityZ"));
+    return Vec3f(params.getf(Param::gravityX), params.getf(Param::gravityY), params.getf(Param::gravityZ));
 }
 
 float numericalSoundSpeed(const ParameterSet& params, const Aabb& container, std::span<const Vec3f> positions,
@@ -41,7 +41,7 @@ SphSolver::Config solverConfig(const ParameterSet& params, const SceneDescriptio
     // Centres may overlap the wall plane by up to r/2 (the wall gap is as compressible as
     // the fluid, eta); beyond that a particle has leaked and the safety net puts it back.
     c.containment = scene.container.enlarged(0.5f * c.particleRadius);
-    c.escape = scene.container.enlarged(2.0f * c.particleRadius * float(params.geti("boundaryLayers")));
+    c.escape = scene.container.enlarged(2.0f * c.particleRadius * float(params.geti(Param::boundaryLayers)));
     return c;
 }
 

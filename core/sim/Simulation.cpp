@@ -19,8 +19,8 @@
 namespace octo {
 
 void Simulation::Impl::build() {
-    const float r = params.getf("particleRadius");
-    scene.checkBudget(r, params.geti("boundaryLayers")); // fluid + walls vs memory, before sampling
+    const float r = params.getf(Param::particleRadius);
+    scene.checkBudget(r, params.geti(Param::boundaryLayers)); // fluid + walls vs memory, before sampling
     std::vector<Vec3f> x, v;
     scene.sampleFluid(r, x, v);
     float vmax = 0.0f;
@@ -31,12 +31,12 @@ void Simulation::Impl::build() {
     boundary.clear();
     solver = std::make_unique<SphSolver>(config(), boundary);
     solver->setBoundaryMotion([this](float dt) { bodies.coupling().pushKinematicVelocities(dt); });
-    const int layers = params.geti("boundaryLayers");
+    const int layers = params.geti(Param::boundaryLayers);
     const int walls = boundary.addObject(sampleBoxWalls(scene.container, 2.0f * r, layers), true,
                                          planarWallPsiScale(4.0f * r, 2.0f * r, layers, config().kernel));
     boundary.setWall(walls); // the pressure extrapolated from the fluid (Pcisph_Solenthaler2009)
     // Rigid bodies: boundary objects after the walls; fluid inside them is removed.
-    bodies.configure(scene.container, config().gravity, r, params.getf("restDensity"));
+    bodies.configure(scene.container, config().gravity, r, params.getf(Param::restDensity));
     try {
         bodies.build(sceneBodies, 0.0);
     } catch (const SceneError& e) { // name the file too, as the scene reader does (issue 30)
@@ -58,7 +58,7 @@ void Simulation::Impl::build() {
 const StepStats& Simulation::Impl::stepToward(double target) {
     const double remaining = target - solver->time();
     const double next = std::min(solver->nextTimeStep(),
-                                 bodies.timeStepLimit(params.getf("cflFactor"), solver->nextTimeStep()));
+                                 bodies.timeStepLimit(params.getf(Param::cflFactor), solver->nextTimeStep()));
     const double count = std::max(1.0, std::ceil(remaining / next - 1e-6));
     return step(float(remaining / count));
 }
@@ -67,7 +67,7 @@ const StepStats& Simulation::Impl::step(float maxDt) {
     if (resetPending)
         build();
     // CFL on the bodies too (docs/ALGORITHMS.md §2.1 with max(|v_fluid|, |v_body|)).
-    maxDt = std::min(maxDt, bodies.timeStepLimit(params.getf("cflFactor"), solver->nextTimeStep()));
+    maxDt = std::min(maxDt, bodies.timeStepLimit(params.getf(Param::cflFactor), solver->nextTimeStep()));
     bodies.beforeStep(solver->state(), std::min(maxDt, solver->nextTimeStep()));
     monitor.beforeStep(*solver, bodies);
     const SphSolver::StepResult& r = solver->step(maxDt);

@@ -34,7 +34,7 @@ SurfaceJob SurfaceScheduler::makeJob(const SphSolver& solver, uint64_t steps) {
 void SurfaceScheduler::startFrameSurface(const SphSolver& solver, uint64_t steps) {
     lastFramePhysicsMs_ = framePhysicsMs_;
     framePhysicsMs_ = 0.0;
-    if (!params_.getb("surfaceEnabled") || forced_)
+    if (!params_.getb(Param::surfaceEnabled) || forced_)
         return; // forced: snapshot()/surface() rebuild from the current state anyway
     ++builds_;
     if (pipelined_) {
@@ -50,11 +50,11 @@ FrameSurfacePtr SurfaceScheduler::current() const {
 }
 
 FrameSurfacePtr SurfaceScheduler::frameSurface() const {
-    return params_.getb("surfaceEnabled") ? current() : nullptr;
+    return params_.getb(Param::surfaceEnabled) ? current() : nullptr;
 }
 
 void SurfaceScheduler::applyForced(const SphSolver& solver, uint64_t steps) {
-    if (!forced_ || !params_.getb("surfaceEnabled"))
+    if (!forced_ || !params_.getb(Param::surfaceEnabled))
         return;
     forced_ = false;
     stage_.cancelQueued();
@@ -75,7 +75,7 @@ void SurfaceScheduler::setPipelined(bool pipelined) {
 }
 
 const SurfaceResult* SurfaceScheduler::surfaceNow(const SphSolver& solver, uint64_t steps) {
-    if (!params_.getb("surfaceEnabled"))
+    if (!params_.getb(Param::surfaceEnabled))
         return nullptr;
     applyForced(solver, steps);
     FrameSurfacePtr f = current();
@@ -118,7 +118,7 @@ void SurfaceScheduler::addToSnapshot(FrameSnapshot& snap, const FluidState& st) 
     snap.octreeNodes.reserve(r.leaves.size());
     for (const OctreeLeaf& leaf : r.leaves)
         snap.octreeNodes.push_back({leaf.min, leaf.edge, leaf.depth, NodeClass(uint8_t(leaf.cls))});
-    const std::string method = params_.choice("surfaceMethod");
+    const std::string method = params_.choice(Param::surfaceMethod);
     snap.stats.insert(snap.stats.end(), {{"surface time", fs->time},
                                          {"#FPsurface", double(t.surfaceParticles)},
                                          {"#Cube(" + method + ")", double(t.cubes)},

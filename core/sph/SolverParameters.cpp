@@ -11,25 +11,26 @@ namespace octo {
 SphSolver::Config SphSolver::configFrom(const ParameterSet& params) {
     Config c;
     c.pressureSolver =
-        params.choice("pressureSolver") == "dfsph" ? PressureSolver::Dfsph : PressureSolver::Pcisph;
-    c.kernel = params.choice("kernel") == "wendland" ? KernelKind::WendlandC2 : KernelKind::CubicSpline;
-    c.particleRadius = params.getf("particleRadius");
-    c.restDensity = params.getf("restDensity");
-    c.densityErrorTolerance = params.getf("densityErrorTolerance");
-    c.divergenceErrorTolerance = params.getf("divergenceErrorTolerance");
-    c.minIterations = params.geti("minIterations");
-    c.maxIterations = std::max(params.geti("maxIterations"), c.minIterations);
-    c.timeStepMin = params.getf("timeStepMin");
-    c.timeStepMax = std::max(params.getf("timeStepMax"), c.timeStepMin);
-    c.cflFactor = params.getf("cflFactor");
-    c.viscosity = params.getf("viscosity");
-    c.velocityFilter = params.getf("velocityFilter");
-    c.boundaryFriction = params.getf("boundaryFriction");
-    c.surfaceTension = params.getf("surfaceTension");
-    c.adhesion = params.getf("adhesion");
-    c.wallCohesion = params.getf("wallCohesion");
-    c.vorticityConfinement = params.getf("vorticityConfinement");
-    c.gravity = Vec3f(params.getf("gravityX"), params.getf("gravityY"), params.getf("gravityZ"));
+        params.choice(Param::pressureSolver) == "dfsph" ? PressureSolver::Dfsph : PressureSolver::Pcisph;
+    c.kernel = params.choice(Param::kernel) == "wendland" ? KernelKind::WendlandC2 : KernelKind::CubicSpline;
+    c.particleRadius = params.getf(Param::particleRadius);
+    c.restDensity = params.getf(Param::restDensity);
+    c.densityErrorTolerance = params.getf(Param::densityErrorTolerance);
+    c.divergenceErrorTolerance = params.getf(Param::divergenceErrorTolerance);
+    c.minIterations = params.geti(Param::minIterations);
+    c.maxIterations = std::max(params.geti(Param::maxIterations), c.minIterations);
+    c.timeStepMin = params.getf(Param::timeStepMin);
+    c.timeStepMax = std::max(params.getf(Param::timeStepMax), c.timeStepMin);
+    c.cflFactor = params.getf(Param::cflFactor);
+    c.viscosity = params.getf(Param::viscosity);
+    c.velocityFilter = params.getf(Param::velocityFilter);
+    c.boundaryFriction = params.getf(Param::boundaryFriction);
+    c.surfaceTension = params.getf(Param::surfaceTension);
+    c.adhesion = params.getf(Param::adhesion);
+    c.wallCohesion = params.getf(Param::wallCohesion);
+    c.vorticityConfinement = params.getf(Param::vorticityConfinement);
+    c.gravity =
+        Vec3f(params.getf(Param::gravityX), params.getf(Param::gravityY), params.getf(Param::gravityZ));
     return c;
 }
 

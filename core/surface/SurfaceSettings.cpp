@@ -107,20 +107,20 @@ void SurfaceSettings::validate() const {
 
 SurfaceSettings surfaceSettingsFromParameters(const ParameterSet& params) {
     SurfaceSettings s;
-    s.particleRadius = params.getf("particleRadius");
-    s.restDensity = params.getf("restDensity");
-    s.lambdaMin = params.getf("lambdaMin");
-    s.leafSize = params.getf("leafSize");
-    s.kernelRadiusFactor = params.getf("kernelRadiusFactor");
-    s.tLow = params.getf("tLow");
-    s.tHigh = params.getf("tHigh");
-    s.method = parseSurfaceMethod(params.choice("surfaceMethod"));
+    s.particleRadius = params.getf(Param::particleRadius);
+    s.restDensity = params.getf(Param::restDensity);
+    s.lambdaMin = params.getf(Param::lambdaMin);
+    s.leafSize = params.getf(Param::leafSize);
+    s.kernelRadiusFactor = params.getf(Param::kernelRadiusFactor);
+    s.tLow = params.getf(Param::tLow);
+    s.tHigh = params.getf(Param::tHigh);
+    s.method = parseSurfaceMethod(params.choice(Param::surfaceMethod));
     if (params.values().count("surfaceSEnlargement"))
-        s.sEnlargementFactor = params.getf("surfaceSEnlargement");
+        s.sEnlargementFactor = params.getf(Param::surfaceSEnlargement);
     if (params.values().count("surfaceField"))
-        s.field = parseSurfaceField(params.choice("surfaceField"));
+        s.field = parseSurfaceField(params.choice(Param::surfaceField));
     if (params.values().count("surfaceSmoothing"))
-        s.meshSmoothingIterations = int(std::lround(params.get("surfaceSmoothing")));
+        s.meshSmoothingIterations = int(std::lround(params.get(Param::surfaceSmoothing)));
     return s;
 }
 
