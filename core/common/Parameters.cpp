@@ -69,6 +69,7 @@ ParameterInfo kernelChoice() {
     return p;
 }
 
+// One entry per parameter, in display order: a table, long because the parameters are many.
 std::vector<ParameterInfo> makeTable() {
     return {
         // --- Solver: PCISPH (Solenthaler & Pajarola 2009) ---
