@@ -618,8 +618,8 @@ Scalar vtkType(const std::string& path, const std::string& t) {
     fail(path, "unsupported VTK data type '" + t + "'");
 }
 
-ParticleData readVtk(const std::string& path, const std::string& buf) {
-    VtkCursor c{path, buf};
+/// Reads the header lines and the DATASET line; returns whether the data is BINARY.
+bool readVtkHeader(const std::string& path, VtkCursor& c) {
     const std::string header = c.line();
     if (header.rfind("# vtk DataFile", 0) != 0)
         fail(path, "not a legacy VTK file");
@@ -636,106 +636,140 @@ ParticleData readVtk(const std::string& path, const std::string& buf) {
     const std::string dataset = c.expectToken("dataset type");
     if (dataset != "POLYDATA" && dataset != "UNSTRUCTURED_GRID")
         fail(path, "VTK dataset " + dataset + " is not supported (POLYDATA or UNSTRUCTURED_GRID)");
+    return binary;
+}
+
+/// What the VTK sections have read so far.
+struct VtkState {
+    VtkCursor& c;
+    bool binary;
     ParticleData data;
     std::vector<double> v;
     bool havePoints = false;
     size_t n = 0;
-    std::string t;
-    while (c.token(t)) {
-        if (t == "POINTS") {
-            // Arrays are sized by the point count: a second POINTS section would leave them stale.
-            if (havePoints)
-                fail(path, "VTK file has a second POINTS section");
-            n = c.count("point count");
-            const Scalar type = vtkType(path, c.expectToken("point type"));
-            c.numbers(checkedProduct(path, 3, n, "POINTS"), type, binary, v, "POINTS");
-            data.positions.resize(n);
-            for (size_t i = 0; i < n; ++i)
-                data.positions[i] = Vec3f(float(v[3 * i]), float(v[3 * i + 1]), float(v[3 * i + 2]));
-            havePoints = true;
-        } else if (t == "VERTICES" || t == "CELLS" || t == "LINES" || t == "POLYGONS") {
-            c.count("cell count");
-            const size_t size = c.count("cell list size");
-            c.numbers(size, Scalar::I32, binary, v, t.c_str());
-        } else if (t == "CELL_TYPES") {
-            const size_t m = c.count("cell type count");
-            c.numbers(m, Scalar::I32, binary, v, "CELL_TYPES");
-        } else if (t == "POINT_DATA") {
-            const size_t m = c.count("POINT_DATA count");
-            if (havePoints && m != n) {
-                std::ostringstream s;
-                s << "POINT_DATA has " << m << " values for " << n << " points";
-                fail(path, s.str());
-            }
-        } else if (t == "SCALARS" || t == "VECTORS") {
-            const std::string name = c.expectToken("array name");
-            if (!havePoints)
-                fail(path, t + " " + name + " before POINTS (point data needs the point count)");
-            const Scalar type = vtkType(path, c.expectToken("array type"));
-            size_t comps = t == "VECTORS" ? 3 : 1;
-            if (t == "SCALARS") {
-                // Optional component count, then LOOKUP_TABLE.
-                const size_t save = c.pos;
-                std::string next = c.expectToken("LOOKUP_TABLE");
-                if (next != "LOOKUP_TABLE") {
-                    char* end = nullptr;
-                    const long k = std::strtol(next.c_str(), &end, 10);
-                    if (*end != '\0' || k < 1 || k > 4) // VTK allows 1 to 4 components
-                        fail(path, "SCALARS " + name + ": bad component count '" + next + "' (1 to 4)");
-                    comps = size_t(k);
-                    next = c.expectToken("LOOKUP_TABLE");
-                }
-                if (next != "LOOKUP_TABLE") {
-                    c.pos = save;
-                    fail(path, "SCALARS " + name + " lacks LOOKUP_TABLE");
-                }
-                c.expectToken("lookup table name");
-            }
-            c.numbers(checkedProduct(path, comps, n, name.c_str()), type, binary, v, name.c_str());
-            if (comps == 3 && (name == "velocity" || name == "velocities" || name == "v" || name == "vel")) {
-                data.velocities.resize(n);
-                for (size_t i = 0; i < n; ++i)
-                    data.velocities[i] = Vec3f(float(v[3 * i]), float(v[3 * i + 1]), float(v[3 * i + 2]));
-            } else if (comps == 1 && floatLike(type)) {
-                if (data.scalars.count(name))
-                    fail(path, "point data array '" + name + "' is given twice");
-                auto& s = data.scalars[name];
-                s.resize(n);
-                for (size_t i = 0; i < n; ++i)
-                    s[i] = float(v[i]);
-            }
-        } else if (t == "FIELD") {
-            c.expectToken("field name");
-            const size_t arrays = c.count("array count");
-            for (size_t a = 0; a < arrays; ++a) {
-                const std::string name = c.expectToken("array name");
-                const size_t comps = c.count("components"), tuples = c.count("tuples");
-                const Scalar type = vtkType(path, c.expectToken("array type"));
-                c.numbers(checkedProduct(path, comps, tuples, name.c_str()), type, binary, v, name.c_str());
-                if (!havePoints || tuples != n) // e.g. dataset-level FieldData (TIME) before POINTS
-                    continue;
-                if (comps == 3 &&
-                    (name == "velocity" || name == "velocities" || name == "v" || name == "vel")) {
-                    data.velocities.resize(n);
-                    for (size_t i = 0; i < n; ++i)
-                        data.velocities[i] = Vec3f(float(v[3 * i]), float(v[3 * i + 1]), float(v[3 * i + 2]));
-                } else if (comps == 1 && floatLike(type)) {
-                    if (data.scalars.count(name))
-                        fail(path, "point data array '" + name + "' is given twice");
-                    auto& s = data.scalars[name];
-                    s.assign(v.begin(), v.end());
-                }
-            }
-        } else if (t == "METADATA") {
-            break; // trailing metadata: nothing we use
-        } else {
-            fail(path, "unexpected VTK keyword '" + t + "'");
-        }
+};
+
+void readVtkPoints(VtkState& st) {
+    // Arrays are sized by the point count: a second POINTS section would leave them stale.
+    if (st.havePoints)
+        fail(st.c.path, "VTK file has a second POINTS section");
+    st.n = st.c.count("point count");
+    const Scalar type = vtkType(st.c.path, st.c.expectToken("point type"));
+    st.c.numbers(checkedProduct(st.c.path, 3, st.n, "POINTS"), type, st.binary, st.v, "POINTS");
+    st.data.positions.resize(st.n);
+    for (size_t i = 0; i < st.n; ++i)
+        st.data.positions[i] = Vec3f(float(st.v[3 * i]), float(st.v[3 * i + 1]), float(st.v[3 * i + 2]));
+    st.havePoints = true;
+}
+
+/// Keeps a point array just read into st.v: 3 components named like a velocity, or 1 float component.
+void keepVtkPointArray(VtkState& st, const std::string& name, size_t comps, Scalar type) {
+    if (comps == 3 && (name == "velocity" || name == "velocities" || name == "v" || name == "vel")) {
+        st.data.velocities.resize(st.n);
+        for (size_t i = 0; i < st.n; ++i)
+            st.data.velocities[i] = Vec3f(float(st.v[3 * i]), float(st.v[3 * i + 1]), float(st.v[3 * i + 2]));
+    } else if (comps == 1 && floatLike(type)) {
+        if (st.data.scalars.count(name))
+            fail(st.c.path, "point data array '" + name + "' is given twice");
+        auto& s = st.data.scalars[name];
+        s.resize(st.n);
+        for (size_t i = 0; i < st.n; ++i)
+            s[i] = float(st.v[i]);
     }
-    if (!havePoints)
+}
+
+/// After "SCALARS name type": the optional component count, then LOOKUP_TABLE and its name.
+size_t readVtkScalarsComponents(VtkCursor& c, const std::string& name) {
+    size_t comps = 1;
+    const size_t save = c.pos;
+    std::string next = c.expectToken("LOOKUP_TABLE");
+    if (next != "LOOKUP_TABLE") {
+        char* end = nullptr;
+        const long k = std::strtol(next.c_str(), &end, 10);
+        if (*end != '\0' || k < 1 || k > 4) // VTK allows 1 to 4 components
+            fail(c.path, "SCALARS " + name + ": bad component count '" + next + "' (1 to 4)");
+        comps = size_t(k);
+        next = c.expectToken("LOOKUP_TABLE");
+    }
+    if (next != "LOOKUP_TABLE") {
+        c.pos = save;
+        fail(c.path, "SCALARS " + name + " lacks LOOKUP_TABLE");
+    }
+    c.expectToken("lookup table name");
+    return comps;
+}
+
+/// A SCALARS or VECTORS section (keyword t).
+void readVtkPointData(VtkState& st, const std::string& t) {
+    const std::string name = st.c.expectToken("array name");
+    if (!st.havePoints)
+        fail(st.c.path, t + " " + name + " before POINTS (point data needs the point count)");
+    const Scalar type = vtkType(st.c.path, st.c.expectToken("array type"));
+    size_t comps = t == "VECTORS" ? 3 : 1;
+    if (t == "SCALARS")
+        comps = readVtkScalarsComponents(st.c, name);
+    st.c.numbers(checkedProduct(st.c.path, comps, st.n, name.c_str()), type, st.binary, st.v, name.c_str());
+    keepVtkPointArray(st, name, comps, type);
+}
+
+void readVtkField(VtkState& st) {
+    st.c.expectToken("field name");
+    const size_t arrays = st.c.count("array count");
+    for (size_t a = 0; a < arrays; ++a) {
+        const std::string name = st.c.expectToken("array name");
+        const size_t comps = st.c.count("components"), tuples = st.c.count("tuples");
+        const Scalar type = vtkType(st.c.path, st.c.expectToken("array type"));
+        st.c.numbers(checkedProduct(st.c.path, comps, tuples, name.c_str()), type, st.binary, st.v,
+                     name.c_str());
+        if (!st.havePoints || tuples != st.n) // e.g. dataset-level FieldData (TIME) before POINTS
+            continue;
+        keepVtkPointArray(st, name, comps, type);
+    }
+}
+
+/// Reads the section that keyword t opens; returns false at trailing METADATA.
+bool readVtkSection(VtkState& st, const std::string& t) {
+    VtkCursor& c = st.c;
+    if (t == "POINTS") {
+        readVtkPoints(st);
+    } else if (t == "VERTICES" || t == "CELLS" || t == "LINES" || t == "POLYGONS") {
+        c.count("cell count");
+        const size_t size = c.count("cell list size");
+        c.numbers(size, Scalar::I32, st.binary, st.v, t.c_str());
+    } else if (t == "CELL_TYPES") {
+        const size_t m = c.count("cell type count");
+        c.numbers(m, Scalar::I32, st.binary, st.v, "CELL_TYPES");
+    } else if (t == "POINT_DATA") {
+        const size_t m = c.count("POINT_DATA count");
+        if (st.havePoints && m != st.n) {
+            std::ostringstream s;
+            s << "POINT_DATA has " << m << " values for " << st.n << " points";
+            fail(c.path, s.str());
+        }
+    } else if (t == "SCALARS" || t == "VECTORS") {
+        readVtkPointData(st, t);
+    } else if (t == "FIELD") {
+        readVtkField(st);
+    } else if (t == "METADATA") {
+        return false; // trailing metadata: nothing we use
+    } else {
+        fail(c.path, "unexpected VTK keyword '" + t + "'");
+    }
+    return true;
+}
+
+ParticleData readVtk(const std::string& path, const std::string& buf) {
+    VtkCursor c{path, buf};
+    const bool binary = readVtkHeader(path, c);
+    VtkState st{c, binary};
+    std::string t;
+    while (c.token(t))
+        if (!readVtkSection(st, t))
+            break;
+    if (!st.havePoints)
         fail(path, "VTK file has no POINTS section");
-    checkPositions(path, data);
-    return data;
+    checkPositions(path, st.data);
+    return std::move(st.data);
 }
 
 } // namespace
