@@ -641,6 +641,7 @@ bool readVtkHeader(const std::string& path, VtkCursor& c) {
 
 /// What the VTK sections have read so far.
 struct VtkState {
+    VtkState(VtkCursor& cursor, bool isBinary) : c(cursor), binary(isBinary) {}
     VtkCursor& c;
     bool binary;
     ParticleData data;
@@ -761,7 +762,7 @@ bool readVtkSection(VtkState& st, const std::string& t) {
 ParticleData readVtk(const std::string& path, const std::string& buf) {
     VtkCursor c{path, buf};
     const bool binary = readVtkHeader(path, c);
-    VtkState st{c, binary};
+    VtkState st(c, binary);
     std::string t;
     while (c.token(t))
         if (!readVtkSection(st, t))
