@@ -131,19 +131,11 @@ struct Attribute {
     int32_t type = 0;  // 0 float, 1 int, 4 indexed string, 5 vector
 };
 
-} // namespace
-
-bool looksLikeBgeo(const std::string& bytes) {
-    return isGzip(bytes) || (bytes.size() >= 4 && bytes.compare(0, 4, "Bgeo") == 0);
-}
-
-ParticleData parseBgeo(const std::string& bytes, const std::string& path) {
-    const std::string unzipped = isGzip(bytes) ? gunzip(bytes, path) : std::string();
-    const std::string& b = isGzip(bytes) ? unzipped : bytes;
-    Cursor c{b, path};
-    if (b.size() < 4 || c.u32("magic") != kMagic)
-        fail(path, isGzip(bytes) ? "gzip-compressed file does not hold BGEO (no 'Bgeo' magic)"
-                                 : "not a BGEO file (no 'Bgeo' magic)");
+/// Checks magic and version, reads the counts; returns the point and point attribute counts.
+std::pair<int32_t, int32_t> readHeader(Cursor& c, const std::string& path, bool zipped, size_t size) {
+    if (size < 4 || c.u32("magic") != kMagic)
+        fail(path, zipped ? "gzip-compressed file does not hold BGEO (no 'Bgeo' magic)"
+                          : "not a BGEO file (no 'Bgeo' magic)");
     const uint8_t versionChar = c.u8("header");
     const int32_t version = int32_t(c.u32("header"));
     if (versionChar != 'V' || version != 5) {
@@ -160,59 +152,80 @@ ParticleData parseBgeo(const std::string& bytes, const std::string& path) {
     c.count("vertex attribute count");
     c.count("primitive attribute count");
     c.count("detail attribute count");
+    return {nPoints, nPointAttrib};
+}
 
+/// Reads one point attribute definition; returns the bytes it adds to each point record.
+uint64_t readAttribute(Cursor& c, const std::string& path, Attribute& a) {
+    const uint16_t len = c.u16("attribute name");
+    c.need(len, "attribute name");
+    a.name.assign(c.b, c.at, len);
+    c.at += len;
+    a.size = c.u16("attribute size");
+    a.type = int32_t(c.u32("attribute type"));
+    if (a.type == 0 || a.type == 1 || a.type == 5) {
+        c.skip(size_t(a.size) * 4, "attribute defaults");
+    } else if (a.type == 4) { // indexed strings: the table (no defaults), then ints per point
+        const int32_t strings = c.count("string count");
+        if (uint64_t(strings) * 2 > c.remaining())
+            fail(path, "string count of attribute '" + a.name + "' exceeds the file's size");
+        for (int32_t k = 0; k < strings; ++k)
+            c.skip(c.u16("string length"), "string");
+    } else {
+        std::ostringstream s;
+        s << "attribute '" << a.name << "' has unsupported type " << a.type;
+        fail(path, s.str());
+    }
+    return uint64_t(a.size) * 4;
+}
+
+/// Reads the attribute definitions and checks that nPoints records fit in what remains.
+std::vector<Attribute> readAttributes(Cursor& c, const std::string& path, int32_t nPoints,
+                                      int32_t nPointAttrib) {
     // Each attribute definition needs at least 8 bytes (name length, size, type).
     if (uint64_t(nPointAttrib) * 8 > c.remaining())
         fail(path, "point attribute count exceeds the file's size");
     std::vector<Attribute> attrs(static_cast<size_t>(nPointAttrib));
     uint64_t record = 16; // x y z w
-    for (Attribute& a : attrs) {
-        const uint16_t len = c.u16("attribute name");
-        c.need(len, "attribute name");
-        a.name.assign(b, c.at, len);
-        c.at += len;
-        a.size = c.u16("attribute size");
-        a.type = int32_t(c.u32("attribute type"));
-        if (a.type == 0 || a.type == 1 || a.type == 5) {
-            c.skip(size_t(a.size) * 4, "attribute defaults");
-            record += uint64_t(a.size) * 4;
-        } else if (a.type == 4) { // indexed strings: the table (no defaults), then ints per point
-            const int32_t strings = c.count("string count");
-            if (uint64_t(strings) * 2 > c.remaining())
-                fail(path, "string count of attribute '" + a.name + "' exceeds the file's size");
-            for (int32_t k = 0; k < strings; ++k)
-                c.skip(c.u16("string length"), "string");
-            record += uint64_t(a.size) * 4;
-        } else {
-            std::ostringstream s;
-            s << "attribute '" << a.name << "' has unsupported type " << a.type;
-            fail(path, s.str());
-        }
-    }
+    for (Attribute& a : attrs)
+        record += readAttribute(c, path, a);
     if (uint64_t(nPoints) * record > c.remaining()) {
         std::ostringstream s;
         s << nPoints << " points of " << record << " bytes need more than the " << c.remaining()
           << " bytes that remain";
         fail(path, s.str());
     }
+    return attrs;
+}
 
-    ParticleData data;
-    data.positions.resize(size_t(nPoints));
+/// Where each attribute goes: the velocity attribute, a scalar array, or nowhere (skipped).
+struct Layout {
     int velocityAttr = -1;
-    std::vector<std::vector<float>*> scalar(attrs.size(), nullptr);
+    std::vector<std::vector<float>*> scalar;
+};
+
+Layout allocate(ParticleData& data, const std::vector<Attribute>& attrs, int32_t nPoints) {
+    data.positions.resize(size_t(nPoints));
+    Layout l;
+    l.scalar.assign(attrs.size(), nullptr);
     for (size_t k = 0; k < attrs.size(); ++k) {
         const Attribute& a = attrs[k];
         const bool isFloat = a.type == 0 || a.type == 5;
-        if (isFloat && a.size == 3 && velocityAttr < 0 &&
+        if (isFloat && a.size == 3 && l.velocityAttr < 0 &&
             (a.name == "v" || a.name == "vel" || a.name == "velocity" || a.name == "velocities")) {
-            velocityAttr = int(k);
+            l.velocityAttr = int(k);
             data.velocities.resize(size_t(nPoints));
         } else if (isFloat && a.size == 1) {
             auto& s = data.scalars[a.name];
             s.resize(size_t(nPoints));
-            scalar[k] = &s;
+            l.scalar[k] = &s;
         }
     }
+    return l;
+}
+
+void readPoints(Cursor& c, const std::vector<Attribute>& attrs, const Layout& l, int32_t nPoints,
+                ParticleData& data) {
     for (int32_t i = 0; i < nPoints; ++i) {
         Vec3f p;
         for (int a = 0; a < 3; ++a)
@@ -220,16 +233,34 @@ ParticleData parseBgeo(const std::string& bytes, const std::string& path) {
         c.f32("point data"); // homogeneous w: partio writes 1 and ignores it on reading
         data.positions[size_t(i)] = p;
         for (size_t k = 0; k < attrs.size(); ++k) {
-            if (int(k) == velocityAttr) {
+            if (int(k) == l.velocityAttr) {
                 for (int a = 0; a < 3; ++a)
                     data.velocities[size_t(i)][a] = c.f32("point data");
-            } else if (scalar[k]) {
-                (*scalar[k])[size_t(i)] = c.f32("point data");
+            } else if (l.scalar[k]) {
+                (*l.scalar[k])[size_t(i)] = c.f32("point data");
             } else {
                 c.skip(size_t(attrs[k].size) * 4, "point data");
             }
         }
     }
+}
+
+} // namespace
+
+bool looksLikeBgeo(const std::string& bytes) {
+    return isGzip(bytes) || (bytes.size() >= 4 && bytes.compare(0, 4, "Bgeo") == 0);
+}
+
+ParticleData parseBgeo(const std::string& bytes, const std::string& path) {
+    const std::string unzipped = isGzip(bytes) ? gunzip(bytes, path) : std::string();
+    const std::string& b = isGzip(bytes) ? unzipped : bytes;
+    Cursor c{b, path};
+    const auto [nPoints, nPointAttrib] = readHeader(c, path, isGzip(bytes), b.size());
+    const std::vector<Attribute> attrs = readAttributes(c, path, nPoints, nPointAttrib);
+
+    ParticleData data;
+    const Layout l = allocate(data, attrs, nPoints);
+    readPoints(c, attrs, l, nPoints, data);
     for (size_t i = 0; i < data.positions.size(); ++i)
         if (!data.positions[i].allFinite()) {
             std::ostringstream s;

@@ -134,7 +134,10 @@ MassProperties computeMassProperties(const TriangleMesh& mesh, double density) {
     return mp;
 }
 
-void validateSolidMesh(TriangleMesh& mesh, const std::string& name, double minVolume) {
+namespace {
+
+/// Vertices and triangles present, coordinates finite, indices in range.
+void checkVerticesAndIndices(const TriangleMesh& mesh, const std::string& name) {
     if (mesh.vertices.empty())
         throw InvalidMeshError(name + ": no vertices");
     if (mesh.triangles.empty())
@@ -147,18 +150,14 @@ void validateSolidMesh(TriangleMesh& mesh, const std::string& name, double minVo
             if (i >= mesh.vertices.size())
                 throw InvalidMeshError(name + ": triangle " + std::to_string(t + 1) + " uses vertex " +
                                        std::to_string(i + 1) + " of " + std::to_string(mesh.vertices.size()));
-    if (!mesh.normals.empty() && mesh.normals.size() != mesh.vertices.size())
-        mesh.normals.clear();
-    weldIdentical(mesh);
-    // Triangles with a repeated index have no area; their edges cancel in pairs, so dropping
-    // them keeps a closed mesh closed.
-    std::erase_if(mesh.triangles, [](const auto& t) { return t[0] == t[1] || t[1] == t[2] || t[2] == t[0]; });
-    if (mesh.triangles.empty())
-        throw InvalidMeshError(name + ": all triangles are degenerate");
+}
 
-    // Edge -> the (up to two) triangles using it.
+// Edge -> the (up to two) triangles using it: t0, t1, count.
+using EdgeMap = std::unordered_map<uint64_t, std::array<uint32_t, 3>>;
+
+EdgeMap buildEdgeMap(const TriangleMesh& mesh) {
     const size_t nt = mesh.triangles.size();
-    std::unordered_map<uint64_t, std::array<uint32_t, 3>> edges; // t0, t1, count
+    EdgeMap edges;
     edges.reserve(nt * 2);
     for (uint32_t t = 0; t < nt; ++t)
         for (int k = 0; k < 3; ++k) {
@@ -168,6 +167,11 @@ void validateSolidMesh(TriangleMesh& mesh, const std::string& name, double minVo
                 e[e[2]] = t;
             ++e[2];
         }
+    return edges;
+}
+
+/// Every edge must belong to exactly two triangles.
+void checkClosedManifold(const TriangleMesh& mesh, const EdgeMap& edges, const std::string& name) {
     for (const auto& [key, e] : edges)
         if (e[2] != 2) {
             const uint32_t a = uint32_t(key >> 32), b = uint32_t(key & 0xffffffffu);
@@ -177,52 +181,66 @@ void validateSolidMesh(TriangleMesh& mesh, const std::string& name, double minVo
             throw InvalidMeshError(name + ": mesh is not a 2-manifold: the edge " + edgeText(mesh, a, b) +
                                    " is shared by " + std::to_string(e[2]) + " triangles");
         }
+}
 
-    // Orientation: neighbours must traverse a shared edge in opposite directions. Propagate
-    // over each connected component by breadth-first search, flipping as needed.
-    auto hasDirected = [&](uint32_t t, uint32_t a, uint32_t b) {
-        const auto& tr = mesh.triangles[t];
-        for (int k = 0; k < 3; ++k)
-            if (tr[k] == a && tr[(k + 1) % 3] == b)
-                return true;
-        return false;
-    };
+bool hasDirectedEdge(const TriangleMesh& mesh, uint32_t t, uint32_t a, uint32_t b) {
+    const auto& tr = mesh.triangles[t];
+    for (int k = 0; k < 3; ++k)
+        if (tr[k] == a && tr[(k + 1) % 3] == b)
+            return true;
+    return false;
+}
+
+/// Breadth-first search over seed's connected component, flipping neighbours to match; returns the flips.
+size_t orientComponent(TriangleMesh& mesh, EdgeMap& edges, std::vector<int8_t>& state, uint32_t seed,
+                       const std::string& name) {
+    size_t flipped = 0;
+    state[seed] = 1;
+    std::queue<uint32_t> queue;
+    queue.push(seed);
+    while (!queue.empty()) {
+        const uint32_t t = queue.front();
+        queue.pop();
+        for (int k = 0; k < 3; ++k) {
+            const uint32_t a = mesh.triangles[t][k], b = mesh.triangles[t][(k + 1) % 3];
+            const auto& e = edges[edgeKey(a, b)];
+            const uint32_t u = e[0] == t ? e[1] : e[0];
+            const bool consistent = hasDirectedEdge(mesh, u, b, a);
+            if (state[u]) {
+                if (!consistent)
+                    throw InvalidMeshError(name + ": mesh is not orientable: inconsistent triangles " +
+                                           std::to_string(t + 1) + " and " + std::to_string(u + 1) +
+                                           " at the edge " + edgeText(mesh, a, b));
+                continue;
+            }
+            if (!consistent) {
+                std::swap(mesh.triangles[u][1], mesh.triangles[u][2]);
+                ++flipped;
+            }
+            state[u] = 1;
+            queue.push(u);
+        }
+    }
+    return flipped;
+}
+
+// Orientation: neighbours must traverse a shared edge in opposite directions. Propagate
+// over each connected component by breadth-first search, flipping as needed.
+void orientConsistently(TriangleMesh& mesh, EdgeMap& edges, const std::string& name) {
+    const size_t nt = mesh.triangles.size();
     std::vector<int8_t> state(nt, 0); // 0 unvisited, 1 visited
     size_t flipped = 0;
     for (uint32_t seed = 0; seed < nt; ++seed) {
         if (state[seed])
             continue;
-        state[seed] = 1;
-        std::queue<uint32_t> queue;
-        queue.push(seed);
-        while (!queue.empty()) {
-            const uint32_t t = queue.front();
-            queue.pop();
-            for (int k = 0; k < 3; ++k) {
-                const uint32_t a = mesh.triangles[t][k], b = mesh.triangles[t][(k + 1) % 3];
-                const auto& e = edges[edgeKey(a, b)];
-                const uint32_t u = e[0] == t ? e[1] : e[0];
-                const bool consistent = hasDirected(u, b, a);
-                if (state[u]) {
-                    if (!consistent)
-                        throw InvalidMeshError(name + ": mesh is not orientable: inconsistent triangles " +
-                                               std::to_string(t + 1) + " and " + std::to_string(u + 1) +
-                                               " at the edge " + edgeText(mesh, a, b));
-                    continue;
-                }
-                if (!consistent) {
-                    std::swap(mesh.triangles[u][1], mesh.triangles[u][2]);
-                    ++flipped;
-                }
-                state[u] = 1;
-                queue.push(u);
-            }
-        }
+        flipped += orientComponent(mesh, edges, state, seed, name);
     }
     (void)flipped;
+}
 
-    // Each component is now consistent; make each one outward (positive volume) separately.
-    // (One component is the common case; nested shells are not supported as solids.)
+// Each component is now consistent; make each one outward (positive volume) separately.
+// (One component is the common case; nested shells are not supported as solids.)
+void orientOutward(TriangleMesh& mesh, const std::string& name, double minVolume) {
     double volume = signedVolume(mesh);
     const Aabb box = meshBounds(mesh);
     const double diag = double(box.extent().norm());
@@ -237,8 +255,11 @@ void validateSolidMesh(TriangleMesh& mesh, const std::string& name, double minVo
         for (auto& n : mesh.normals)
             n = -n;
     }
-    // A surface that crosses itself has no well-defined inside: the volume, the inertia, the
-    // inside test and the boundary samples are wrong, silently (issue 30).
+}
+
+// A surface that crosses itself has no well-defined inside: the volume, the inertia, the
+// inside test and the boundary samples are wrong, silently (issue 30).
+void checkNoSelfIntersection(const TriangleMesh& mesh, const std::string& name) {
     if (const auto c = TriangleBvh(mesh).findSelfIntersection(mesh)) {
         std::ostringstream s;
         s.precision(4);
@@ -250,6 +271,25 @@ void validateSolidMesh(TriangleMesh& mesh, const std::string& name, double minVo
              "surface that does not cross itself";
         throw InvalidMeshError(s.str());
     }
+}
+
+} // namespace
+
+void validateSolidMesh(TriangleMesh& mesh, const std::string& name, double minVolume) {
+    checkVerticesAndIndices(mesh, name);
+    if (!mesh.normals.empty() && mesh.normals.size() != mesh.vertices.size())
+        mesh.normals.clear();
+    weldIdentical(mesh);
+    // Triangles with a repeated index have no area; their edges cancel in pairs, so dropping
+    // them keeps a closed mesh closed.
+    std::erase_if(mesh.triangles, [](const auto& t) { return t[0] == t[1] || t[1] == t[2] || t[2] == t[0]; });
+    if (mesh.triangles.empty())
+        throw InvalidMeshError(name + ": all triangles are degenerate");
+    EdgeMap edges = buildEdgeMap(mesh);
+    checkClosedManifold(mesh, edges, name);
+    orientConsistently(mesh, edges, name);
+    orientOutward(mesh, name, minVolume);
+    checkNoSelfIntersection(mesh, name);
 }
 
 Aabb meshBounds(const TriangleMesh& mesh) {

@@ -181,22 +181,133 @@ void RigidBodySystem::applyDrag(float h) {
     b->setAngularMomentum(b->angularMomentum() / (1.0f + h * drag_.angularDamping));
 }
 
+namespace {
+
+using Bodies = std::vector<std::unique_ptr<RigidBody>>;
+
+/// Every body's boundary samples in world space: body i's are world[offset[i]] to world[offset[i + 1] - 1].
+void placeWorldSamples(const Bodies& bodies, std::vector<uint32_t>& offset, std::vector<Vec3f>& world) {
+    const size_t n = bodies.size();
+    offset.assign(n + 1, 0);
+    for (size_t i = 0; i < n; ++i)
+        offset[i + 1] = offset[i] + uint32_t(bodies[i]->boundarySamples().size());
+    world.resize(offset[n]);
+    for (size_t i = 0; i < n; ++i) {
+        const RigidBody& b = *bodies[i];
+        const auto& s = b.boundarySamples();
+        for (size_t k = 0; k < s.size(); ++k)
+            world[offset[i] + k] = b.toWorld(s[k]);
+    }
+}
+
+/// Bodies against the container walls (walls are static, infinitely massive): calls
+/// add(body, -1, point, normal, separation) for each sample closer than margin to a wall.
+template <class Add>
+void collectWallContacts(const Bodies& bodies, const Aabb& container, const std::vector<uint32_t>& offset,
+                         const std::vector<Vec3f>& world, float rc, float margin, Add&& add) {
+    for (size_t i = 0; i < bodies.size(); ++i) {
+        const RigidBody& b = *bodies[i];
+        if (b.isKinematic())
+            continue;
+        const Aabb wb = b.worldBounds();
+        const Aabb inner(container.min.array() + (rc + margin), container.max.array() - (rc + margin));
+        if ((wb.min.array() >= inner.min.array()).all() && (wb.max.array() <= inner.max.array()).all())
+            continue;
+        for (uint32_t k = offset[i]; k < offset[i + 1]; ++k) {
+            const Vec3f& p = world[k];
+            for (int axis = 0; axis < 3; ++axis) {
+                const float lo = p[axis] - container.min[axis] - rc;
+                const float hi = container.max[axis] - p[axis] - rc;
+                if (lo < margin) {
+                    Vec3f nrm = Vec3f::Zero();
+                    nrm[axis] = 1.0f;
+                    add(int(i), -1, p, nrm, lo);
+                }
+                if (hi < margin) {
+                    Vec3f nrm = Vec3f::Zero();
+                    nrm[axis] = -1.0f;
+                    add(int(i), -1, p, nrm, hi);
+                }
+            }
+        }
+    }
+}
+
+/// Body pairs: each sample of body a against its nearest sample of body b within d0 + margin;
+/// the sample spheres (radius d0/2) touch at distance d0. Calls add(a, b, point, normal, separation).
+template <class Add>
+void collectPairContacts(const Bodies& bodies, const std::vector<uint32_t>& offset,
+                         const std::vector<Vec3f>& world, float d0, float margin, Add&& add) {
+    const size_t n = bodies.size();
+    const float reach = d0 + margin;
+    PointHash hash(reach);
+    for (size_t a = 0; a < n; ++a)
+        for (size_t b = a + 1; b < n; ++b) {
+            const RigidBody& A = *bodies[a];
+            const RigidBody& B = *bodies[b];
+            if (A.isKinematic() && B.isKinematic())
+                continue;
+            const float ra = A.shape().boundingRadius, rb = B.shape().boundingRadius;
+            if ((A.position() - B.position()).norm() > ra + rb + reach)
+                continue;
+            hash.reset(reach);
+            for (uint32_t k = offset[b]; k < offset[b + 1]; ++k)
+                if ((world[k] - A.position()).norm() <= ra + reach)
+                    hash.insert(world[k]);
+            if (hash.size() == 0)
+                continue;
+            for (uint32_t k = offset[a]; k < offset[a + 1]; ++k) {
+                const Vec3f& p = world[k];
+                if ((p - B.position()).norm() > rb + reach)
+                    continue;
+                uint32_t j = 0;
+                const float d2 = hash.nearestSquaredDistance(p, &j);
+                if (!(d2 < reach * reach) || d2 <= 0.0f)
+                    continue;
+                const Vec3f& q = hash.points()[j];
+                const float d = std::sqrt(d2);
+                add(int(a), int(b), 0.5f * (p + q), (p - q) / d, d - d0);
+            }
+        }
+}
+
+/// A contact's effective masses and tangent basis, and its restitution target speed.
+template <class ContactT>
+void prepareContact(ContactT& c, const Bodies& bodies, const ContactSettings& settings) {
+    const RigidBody& A = *bodies[size_t(c.a)];
+    const Mat3f IA = A.worldInverseInertia();
+    Mat3f IB = Mat3f::Zero();
+    float invMB = 0.0f;
+    if (c.b >= 0) {
+        IB = bodies[size_t(c.b)]->worldInverseInertia();
+        invMB = bodies[size_t(c.b)]->inverseMass();
+    }
+    auto effMass = [&](const Vec3f& dir) {
+        const Vec3f ra = c.rA.cross(dir), rb = c.rB.cross(dir);
+        const float k = A.inverseMass() + invMB + ra.dot(IA * ra) + rb.dot(IB * rb);
+        return k > 0.0f ? 1.0f / k : 0.0f;
+    };
+    c.t1 = c.n.unitOrthogonal();
+    c.t2 = c.n.cross(c.t1);
+    c.normalMass = effMass(c.n);
+    c.tangentMass1 = effMass(c.t1);
+    c.tangentMass2 = effMass(c.t2);
+    if (settings.restitution > 0.0f) {
+        const Vec3f vb = c.b >= 0 ? bodies[size_t(c.b)]->velocityAt(c.rB + bodies[size_t(c.b)]->position())
+                                  : Vec3f::Zero();
+        const float vn = (A.velocityAt(c.rA + A.position()) - vb).dot(c.n);
+        if (vn < -0.5f)
+            c.targetSpeed = std::max(c.targetSpeed, -settings.restitution * vn);
+    }
+}
+
+} // namespace
+
 void RigidBodySystem::collectContacts(float h, float margin) {
     contacts_.clear();
     const float d0 = contact_.contactDistance;
     const float rc = 0.5f * d0;
-    const size_t n = bodies_.size();
-
-    sampleOffset_.assign(n + 1, 0);
-    for (size_t i = 0; i < n; ++i)
-        sampleOffset_[i + 1] = sampleOffset_[i] + uint32_t(bodies_[i]->boundarySamples().size());
-    worldSamples_.resize(sampleOffset_[n]);
-    for (size_t i = 0; i < n; ++i) {
-        const RigidBody& b = *bodies_[i];
-        const auto& s = b.boundarySamples();
-        for (size_t k = 0; k < s.size(); ++k)
-            worldSamples_[sampleOffset_[i] + k] = b.toWorld(s[k]);
-    }
+    placeWorldSamples(bodies_, sampleOffset_, worldSamples_);
 
     auto addContact = [&](int a, int b, const Vec3f& point, const Vec3f& normal, float separation) {
         Contact c;
@@ -214,99 +325,13 @@ void RigidBodySystem::collectContacts(float h, float margin) {
                 std::min(contact_.penetrationRecovery * (-separation) / h, contact_.maxRecoverySpeed);
         contacts_.push_back(c);
     };
-
-    // Bodies against the container walls (walls are static, infinitely massive).
-    if (!container_.empty()) {
-        for (size_t i = 0; i < n; ++i) {
-            const RigidBody& b = *bodies_[i];
-            if (b.isKinematic())
-                continue;
-            const Aabb wb = b.worldBounds();
-            const Aabb inner(container_.min.array() + (rc + margin), container_.max.array() - (rc + margin));
-            if ((wb.min.array() >= inner.min.array()).all() && (wb.max.array() <= inner.max.array()).all())
-                continue;
-            for (uint32_t k = sampleOffset_[i]; k < sampleOffset_[i + 1]; ++k) {
-                const Vec3f& p = worldSamples_[k];
-                for (int axis = 0; axis < 3; ++axis) {
-                    const float lo = p[axis] - container_.min[axis] - rc;
-                    const float hi = container_.max[axis] - p[axis] - rc;
-                    if (lo < margin) {
-                        Vec3f nrm = Vec3f::Zero();
-                        nrm[axis] = 1.0f;
-                        addContact(int(i), -1, p, nrm, lo);
-                    }
-                    if (hi < margin) {
-                        Vec3f nrm = Vec3f::Zero();
-                        nrm[axis] = -1.0f;
-                        addContact(int(i), -1, p, nrm, hi);
-                    }
-                }
-            }
-        }
-    }
-
-    // Body pairs: each sample of body a against its nearest sample of body b within d0 + margin;
-    // the sample spheres (radius d0/2) touch at distance d0.
-    const float reach = d0 + margin;
-    PointHash hash(reach);
-    for (size_t a = 0; a < n; ++a)
-        for (size_t b = a + 1; b < n; ++b) {
-            const RigidBody& A = *bodies_[a];
-            const RigidBody& B = *bodies_[b];
-            if (A.isKinematic() && B.isKinematic())
-                continue;
-            const float ra = A.shape().boundingRadius, rb = B.shape().boundingRadius;
-            if ((A.position() - B.position()).norm() > ra + rb + reach)
-                continue;
-            hash.reset(reach);
-            for (uint32_t k = sampleOffset_[b]; k < sampleOffset_[b + 1]; ++k)
-                if ((worldSamples_[k] - A.position()).norm() <= ra + reach)
-                    hash.insert(worldSamples_[k]);
-            if (hash.size() == 0)
-                continue;
-            for (uint32_t k = sampleOffset_[a]; k < sampleOffset_[a + 1]; ++k) {
-                const Vec3f& p = worldSamples_[k];
-                if ((p - B.position()).norm() > rb + reach)
-                    continue;
-                uint32_t j = 0;
-                const float d2 = hash.nearestSquaredDistance(p, &j);
-                if (!(d2 < reach * reach) || d2 <= 0.0f)
-                    continue;
-                const Vec3f& q = hash.points()[j];
-                const float d = std::sqrt(d2);
-                addContact(int(a), int(b), 0.5f * (p + q), (p - q) / d, d - d0);
-            }
-        }
+    if (!container_.empty())
+        collectWallContacts(bodies_, container_, sampleOffset_, worldSamples_, rc, margin, addContact);
+    collectPairContacts(bodies_, sampleOffset_, worldSamples_, d0, margin, addContact);
 
     // Effective masses and tangent bases.
-    for (Contact& c : contacts_) {
-        const RigidBody& A = *bodies_[size_t(c.a)];
-        const Mat3f IA = A.worldInverseInertia();
-        Mat3f IB = Mat3f::Zero();
-        float invMB = 0.0f;
-        if (c.b >= 0) {
-            IB = bodies_[size_t(c.b)]->worldInverseInertia();
-            invMB = bodies_[size_t(c.b)]->inverseMass();
-        }
-        auto effMass = [&](const Vec3f& dir) {
-            const Vec3f ra = c.rA.cross(dir), rb = c.rB.cross(dir);
-            const float k = A.inverseMass() + invMB + ra.dot(IA * ra) + rb.dot(IB * rb);
-            return k > 0.0f ? 1.0f / k : 0.0f;
-        };
-        c.t1 = c.n.unitOrthogonal();
-        c.t2 = c.n.cross(c.t1);
-        c.normalMass = effMass(c.n);
-        c.tangentMass1 = effMass(c.t1);
-        c.tangentMass2 = effMass(c.t2);
-        if (contact_.restitution > 0.0f) {
-            const Vec3f vb = c.b >= 0
-                                 ? bodies_[size_t(c.b)]->velocityAt(c.rB + bodies_[size_t(c.b)]->position())
-                                 : Vec3f::Zero();
-            const float vn = (A.velocityAt(c.rA + A.position()) - vb).dot(c.n);
-            if (vn < -0.5f)
-                c.targetSpeed = std::max(c.targetSpeed, -contact_.restitution * vn);
-        }
-    }
+    for (Contact& c : contacts_)
+        prepareContact(c, bodies_, contact_);
     lastContacts_ = contacts_.size();
 }
 

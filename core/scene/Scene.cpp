@@ -452,6 +452,174 @@ json parseJsonChecked(const std::string& text, const std::string& source, const 
     }
 }
 
+namespace {
+
+void readFluidBoxes(const Reader& top, SceneDescription& s, const std::string& sourceName) {
+    const json& arr = top.at("fluidBoxes");
+    if (!arr.is_array())
+        top.fail("expected an array of boxes", "fluidBoxes");
+    for (size_t i = 0; i < arr.size(); ++i) {
+        const Reader b(arr[i], "fluidBoxes[" + std::to_string(i) + "]", sourceName);
+        b.onlyKnown({"min", "max", "velocity"});
+        s.fluidBoxes.push_back({b.box(), b.vec3("velocity", Vec3f::Zero())});
+    }
+}
+
+void readFluidSpheres(const Reader& top, SceneDescription& s, const std::string& sourceName) {
+    const json& arr = top.at("fluidSpheres");
+    if (!arr.is_array())
+        top.fail("expected an array of spheres", "fluidSpheres");
+    for (size_t i = 0; i < arr.size(); ++i) {
+        const Reader b(arr[i], "fluidSpheres[" + std::to_string(i) + "]", sourceName);
+        b.onlyKnown({"center", "radius", "velocity"});
+        s.fluidSpheres.push_back(
+            {b.vec3("center"), float(b.number("radius", true)), b.vec3("velocity", Vec3f::Zero())});
+    }
+}
+
+FluidMesh readFluidMesh(const Reader& b, const SceneDescription& s, const std::string& sourceName) {
+    b.onlyKnown({"mesh", "position", "scale", "velocity", "spacing"});
+    FluidMesh m;
+    if (!b.at("mesh").is_string())
+        b.fail("expected a path string", "mesh");
+    try {
+        m.meshPath = resolveMeshPath(b.at("mesh").get<std::string>(), sourceName);
+        m.position = b.vec3("position");
+        m.scale = float(b.number("scale", 1.0, true));
+        m.velocity = b.vec3("velocity", Vec3f::Zero());
+        measureFluidMesh(m);
+    } catch (const SceneError&) {
+        throw;
+    } catch (const std::exception& e) {
+        b.fail(e.what(), "mesh");
+    }
+    if (b.has("spacing")) {
+        const double sp = b.number("spacing", true);
+        if (std::abs(sp - 2.0 * s.particleRadius) > 1e-6 * sp)
+            b.fail("must equal 2 * particleRadius (the fluid lattice spacing), or be left out", "spacing");
+    }
+    return m;
+}
+
+void readFluidMeshes(const Reader& top, SceneDescription& s, const std::string& sourceName) {
+    const json& arr = top.at("fluidMeshes");
+    if (!arr.is_array())
+        top.fail("expected an array of meshes", "fluidMeshes");
+    for (size_t i = 0; i < arr.size(); ++i) {
+        const Reader b(arr[i], "fluidMeshes[" + std::to_string(i) + "]", sourceName);
+        s.fluidMeshes.push_back(readFluidMesh(b, s, sourceName));
+    }
+}
+
+void readGravity(const Reader& top, SceneDescription& s) {
+    s.gravity = top.vec3("gravity", s.gravity);
+    for (int a = 0; a < 3; ++a) { // the simulation sets gravityX/Y/Z from it: same ranges, named here
+        const ParameterInfo& g = *findParameter(std::string("gravity") + "XYZ"[a]);
+        if (s.gravity[a] < g.minValue || s.gravity[a] > g.maxValue) {
+            std::ostringstream m;
+            m << "component "
+              << "xyz"[a] << " = " << s.gravity[a] << " is out of range " << ParameterSet::rangeText(g)
+              << " (parameter '" << g.name << "')";
+            top.fail(m.str(), "gravity");
+        }
+    }
+}
+
+void readTiming(const Reader& top, SceneDescription& s) {
+    s.endTime = top.number("endTime", s.endTime, true);
+    s.fps = top.number("fps", s.fps, true);
+    if (s.fps < kMinSceneFps || s.fps > kMaxSceneFps) { // as the CLI's --fps
+        std::ostringstream m;
+        m << "out of range [" << kMinSceneFps << ", " << kMaxSceneFps << "] (frames per simulated second)";
+        top.fail(m.str(), "fps");
+    }
+}
+
+/// Reads and validates "parameters"; returns the scene's restDensity (the default without them).
+double readParameters(const Reader& top, SceneDescription& s, const std::string& sourceName) {
+    double restDensity = findParameter("restDensity")->defaultValue;
+    if (!top.has("parameters"))
+        return restDensity;
+    const Reader p(top.at("parameters"), "parameters", sourceName);
+    ParameterSet check;
+    for (const auto& [key, value] : p.obj().items()) {
+        if (!value.is_number() && !value.is_boolean() && !value.is_string())
+            p.fail("expected a number, boolean or choice name, got " + std::string(value.type_name()), key);
+        const std::string v = valueText(value);
+        try {
+            check.setFromString(key, v);
+        } catch (const ParameterError& e) {
+            p.fail(e.what(), key);
+        }
+        s.parameters.emplace_back(key, v);
+    }
+    try {
+        check.validate();
+    } catch (const ParameterError& e) {
+        p.fail(e.what());
+    }
+    restDensity = check.get(Param::restDensity);
+    return restDensity;
+}
+
+/// A body moving at constant velocity must keep its centre in the container until endTime.
+void checkBodyStaysInside(const Reader& top, const SceneDescription& s, const BodyDescription& body,
+                          size_t i) {
+    const KinematicMotion& m = body.kinematic;
+    if (m.kind != KinematicMotion::Kind::Velocity || !(m.velocity.squaredNorm() > 0.0f))
+        return;
+    // A constant velocity leaves the container in finite time (one left it by 1.85 m
+    // without a word): its centre must stay inside until endTime (a 'path' stops at
+    // its last waypoint instead).
+    double leave = std::numeric_limits<double>::infinity();
+    for (int a = 0; a < 3; ++a) {
+        const double v = m.velocity[a], x = body.position[a];
+        if (v > 0.0)
+            leave = std::min(leave, (double(s.container.max[a]) - x) / v);
+        else if (v < 0.0)
+            leave = std::min(leave, (double(s.container.min[a]) - x) / v);
+    }
+    if (leave < s.endTime) {
+        std::ostringstream msg;
+        msg << "the body's centre leaves the container at t = " << std::max(0.0, leave)
+            << " s, before endTime = " << s.endTime
+            << " s (a constant velocity never stops; give a 'path', which ends at its last "
+               "waypoint)";
+        top.fail(msg.str(), "bodies[" + std::to_string(i) + "].kinematic.velocity");
+    }
+}
+
+/// A dynamic body's density must be within the allowed range relative to restDensity.
+void checkBodyDensity(const Reader& top, const BodyDescription& body, size_t i, double restDensity) {
+    const double rel = double(body.densityFor(float(restDensity))) / restDensity;
+    // (1e-6: relativeDensity 0.05 read as a float is 0.0499999...)
+    if (!(rel >= kMinRelativeBodyDensity * (1.0 - 1e-6) && rel <= kMaxRelativeBodyDensity * (1.0 + 1e-6))) {
+        std::ostringstream m;
+        m << rel << " rho0 is out of range [" << kMinRelativeBodyDensity << ", " << kMaxRelativeBodyDensity
+          << "] rho0 (restDensity rho0 = " << restDensity << " kg/m^3)";
+        top.fail(m.str(), "bodies[" + std::to_string(i) + "]." +
+                              (body.density > 0.0f ? "density" : "relativeDensity"));
+    }
+}
+
+void readBodies(const Reader& top, SceneDescription& s, const std::string& sourceName, double restDensity) {
+    const json& b = top.at("bodies");
+    if (!b.is_array())
+        top.fail("expected an array", "bodies");
+    // The tree is at most kMaxJsonDepth deep (parseJsonChecked), so dump() recurses boundedly.
+    s.bodiesJson = b.dump();
+    // Field and mesh errors at load, not at the first build.
+    const std::vector<BodyDescription> bodies = parseBodiesJson(s.bodiesJson, sourceName);
+    for (size_t i = 0; i < bodies.size(); ++i) {
+        checkBodyStaysInside(top, s, bodies[i], i);
+        if (bodies[i].isKinematic())
+            continue;
+        checkBodyDensity(top, bodies[i], i, restDensity);
+    }
+}
+
+} // namespace
+
 SceneDescription parseSceneJson(const std::string& text, const std::string& sourceName) {
     const json root = parseJsonChecked(text, sourceName);
     SceneDescription s;
@@ -472,143 +640,17 @@ SceneDescription parseSceneJson(const std::string& text, const std::string& sour
         c.onlyKnown({"min", "max"});
         s.container = c.box();
     }
-    if (top.has("fluidBoxes")) {
-        const json& arr = top.at("fluidBoxes");
-        if (!arr.is_array())
-            top.fail("expected an array of boxes", "fluidBoxes");
-        for (size_t i = 0; i < arr.size(); ++i) {
-            const Reader b(arr[i], "fluidBoxes[" + std::to_string(i) + "]", sourceName);
-            b.onlyKnown({"min", "max", "velocity"});
-            s.fluidBoxes.push_back({b.box(), b.vec3("velocity", Vec3f::Zero())});
-        }
-    }
-    if (top.has("fluidSpheres")) {
-        const json& arr = top.at("fluidSpheres");
-        if (!arr.is_array())
-            top.fail("expected an array of spheres", "fluidSpheres");
-        for (size_t i = 0; i < arr.size(); ++i) {
-            const Reader b(arr[i], "fluidSpheres[" + std::to_string(i) + "]", sourceName);
-            b.onlyKnown({"center", "radius", "velocity"});
-            s.fluidSpheres.push_back(
-                {b.vec3("center"), float(b.number("radius", true)), b.vec3("velocity", Vec3f::Zero())});
-        }
-    }
-    if (top.has("fluidMeshes")) {
-        const json& arr = top.at("fluidMeshes");
-        if (!arr.is_array())
-            top.fail("expected an array of meshes", "fluidMeshes");
-        for (size_t i = 0; i < arr.size(); ++i) {
-            const Reader b(arr[i], "fluidMeshes[" + std::to_string(i) + "]", sourceName);
-            b.onlyKnown({"mesh", "position", "scale", "velocity", "spacing"});
-            FluidMesh m;
-            if (!b.at("mesh").is_string())
-                b.fail("expected a path string", "mesh");
-            try {
-                m.meshPath = resolveMeshPath(b.at("mesh").get<std::string>(), sourceName);
-                m.position = b.vec3("position");
-                m.scale = float(b.number("scale", 1.0, true));
-                m.velocity = b.vec3("velocity", Vec3f::Zero());
-                measureFluidMesh(m);
-            } catch (const SceneError&) {
-                throw;
-            } catch (const std::exception& e) {
-                b.fail(e.what(), "mesh");
-            }
-            if (b.has("spacing")) {
-                const double sp = b.number("spacing", true);
-                if (std::abs(sp - 2.0 * s.particleRadius) > 1e-6 * sp)
-                    b.fail("must equal 2 * particleRadius (the fluid lattice spacing), or be left out",
-                           "spacing");
-            }
-            s.fluidMeshes.push_back(std::move(m));
-        }
-    }
-    s.gravity = top.vec3("gravity", s.gravity);
-    for (int a = 0; a < 3; ++a) { // the simulation sets gravityX/Y/Z from it: same ranges, named here
-        const ParameterInfo& g = *findParameter(std::string("gravity") + "XYZ"[a]);
-        if (s.gravity[a] < g.minValue || s.gravity[a] > g.maxValue) {
-            std::ostringstream m;
-            m << "component "
-              << "xyz"[a] << " = " << s.gravity[a] << " is out of range " << ParameterSet::rangeText(g)
-              << " (parameter '" << g.name << "')";
-            top.fail(m.str(), "gravity");
-        }
-    }
-    s.endTime = top.number("endTime", s.endTime, true);
-    s.fps = top.number("fps", s.fps, true);
-    if (s.fps < kMinSceneFps || s.fps > kMaxSceneFps) { // as the CLI's --fps
-        std::ostringstream m;
-        m << "out of range [" << kMinSceneFps << ", " << kMaxSceneFps << "] (frames per simulated second)";
-        top.fail(m.str(), "fps");
-    }
-    double restDensity = findParameter("restDensity")->defaultValue;
-    if (top.has("parameters")) {
-        const Reader p(top.at("parameters"), "parameters", sourceName);
-        ParameterSet check;
-        for (const auto& [key, value] : p.obj().items()) {
-            if (!value.is_number() && !value.is_boolean() && !value.is_string())
-                p.fail("expected a number, boolean or choice name, got " + std::string(value.type_name()),
-                       key);
-            const std::string v = valueText(value);
-            try {
-                check.setFromString(key, v);
-            } catch (const ParameterError& e) {
-                p.fail(e.what(), key);
-            }
-            s.parameters.emplace_back(key, v);
-        }
-        try {
-            check.validate();
-        } catch (const ParameterError& e) {
-            p.fail(e.what());
-        }
-        restDensity = check.get(Param::restDensity);
-    }
-    if (top.has("bodies")) {
-        const json& b = top.at("bodies");
-        if (!b.is_array())
-            top.fail("expected an array", "bodies");
-        // The tree is at most kMaxJsonDepth deep (parseJsonChecked), so dump() recurses boundedly.
-        s.bodiesJson = b.dump();
-        // Field and mesh errors at load, not at the first build.
-        const std::vector<BodyDescription> bodies = parseBodiesJson(s.bodiesJson, sourceName);
-        for (size_t i = 0; i < bodies.size(); ++i) {
-            const KinematicMotion& m = bodies[i].kinematic;
-            if (m.kind == KinematicMotion::Kind::Velocity && m.velocity.squaredNorm() > 0.0f) {
-                // A constant velocity leaves the container in finite time (one left it by 1.85 m
-                // without a word): its centre must stay inside until endTime (a 'path' stops at
-                // its last waypoint instead).
-                double leave = std::numeric_limits<double>::infinity();
-                for (int a = 0; a < 3; ++a) {
-                    const double v = m.velocity[a], x = bodies[i].position[a];
-                    if (v > 0.0)
-                        leave = std::min(leave, (double(s.container.max[a]) - x) / v);
-                    else if (v < 0.0)
-                        leave = std::min(leave, (double(s.container.min[a]) - x) / v);
-                }
-                if (leave < s.endTime) {
-                    std::ostringstream msg;
-                    msg << "the body's centre leaves the container at t = " << std::max(0.0, leave)
-                        << " s, before endTime = " << s.endTime
-                        << " s (a constant velocity never stops; give a 'path', which ends at its last "
-                           "waypoint)";
-                    top.fail(msg.str(), "bodies[" + std::to_string(i) + "].kinematic.velocity");
-                }
-            }
-            if (bodies[i].isKinematic())
-                continue;
-            const double rel = double(bodies[i].densityFor(float(restDensity))) / restDensity;
-            // (1e-6: relativeDensity 0.05 read as a float is 0.0499999...)
-            if (!(rel >= kMinRelativeBodyDensity * (1.0 - 1e-6) &&
-                  rel <= kMaxRelativeBodyDensity * (1.0 + 1e-6))) {
-                std::ostringstream m;
-                m << rel << " rho0 is out of range [" << kMinRelativeBodyDensity << ", "
-                  << kMaxRelativeBodyDensity << "] rho0 (restDensity rho0 = " << restDensity << " kg/m^3)";
-                top.fail(m.str(), "bodies[" + std::to_string(i) + "]." +
-                                      (bodies[i].density > 0.0f ? "density" : "relativeDensity"));
-            }
-        }
-    }
+    if (top.has("fluidBoxes"))
+        readFluidBoxes(top, s, sourceName);
+    if (top.has("fluidSpheres"))
+        readFluidSpheres(top, s, sourceName);
+    if (top.has("fluidMeshes"))
+        readFluidMeshes(top, s, sourceName);
+    readGravity(top, s);
+    readTiming(top, s);
+    const double restDensity = readParameters(top, s, sourceName);
+    if (top.has("bodies"))
+        readBodies(top, s, sourceName, restDensity);
     const ParameterInfo* rInfo = findParameter("particleRadius");
     if (rInfo && (s.particleRadius < rInfo->minValue || s.particleRadius > rInfo->maxValue))
         top.fail("out of range " + ParameterSet::rangeText(*rInfo), "particleRadius");

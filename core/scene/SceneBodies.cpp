@@ -107,19 +107,44 @@ void parseKinematic(const Fields& k, BodyDescription& body, bool hasPosition) {
     }
 }
 
-BodyDescription parseBody(const json& obj, const std::string& path, const std::string& source) {
-    const Fields b(obj, path, source);
-    b.onlyKnown({"name", "shape", "size", "radius", "height", "mesh", "scale", "density", "relativeDensity",
-                 "position", "orientation", "velocity", "angularVelocity", "kinematic"});
-    BodyDescription d;
-    if (b.has("name"))
-        d.name = b.string("name");
+void forbidFields(const Fields& b, const std::string& shape, std::initializer_list<const char*> fields) {
+    for (const char* f : fields)
+        if (b.has(f))
+            b.fail("not used by shape '" + shape + "'", f);
+}
+
+/// shape "mesh": resolves, reads and checks the mesh now, so its errors carry the scene file and field.
+void parseMeshShape(const Fields& b, BodyDescription& d, const std::string& source) {
+    d.shape = BodyDescription::Shape::Mesh;
+    const std::string file = b.string("mesh");
+    try {
+        d.meshPath = resolveMeshPath(file, source);
+    } catch (const SceneError& e) {
+        b.fail(e.what(), "mesh");
+    }
+    d.meshScale = float(b.number("scale", 1.0, true));
+    TriangleMesh m;
+    try { // read and check the mesh now, so its errors carry the scene file and field like fluidMeshes'
+        m = readObj(d.meshPath);
+    } catch (const std::exception& e) {
+        b.fail(e.what(), "mesh");
+    }
+    // Before the volume sums: coordinates of 1e29 m gave "zero volume (|V| = 1e87 m^3)".
+    const double extent = double(meshBounds(m).extent().maxCoeff()) * double(d.meshScale);
+    if (!(extent <= kMaxBodyExtent)) {
+        std::ostringstream s;
+        s << "the mesh is " << extent << " m across after 'scale' (limit " << kMaxBodyExtent << " m)";
+        b.fail(s.str(), "mesh");
+    }
+    try {
+        validateSolidMesh(m, d.meshPath);
+    } catch (const std::exception& e) {
+        b.fail(e.what(), "mesh");
+    }
+}
+
+void parseShape(const Fields& b, BodyDescription& d, const std::string& source) {
     const std::string shape = b.string("shape");
-    auto forbid = [&](std::initializer_list<const char*> fields) {
-        for (const char* f : fields)
-            if (b.has(f))
-                b.fail("not used by shape '" + shape + "'", f);
-    };
     if (shape == "box") {
         d.shape = BodyDescription::Shape::Box;
         const json& s = b.at("size");
@@ -130,47 +155,25 @@ BodyDescription parseBody(const json& obj, const std::string& path, const std::s
             if (!(d.size.minCoeff() > 0.0f))
                 b.fail("every edge length must be > 0", "size");
         }
-        forbid({"radius", "height", "mesh", "scale"});
+        forbidFields(b, shape, {"radius", "height", "mesh", "scale"});
     } else if (shape == "sphere") {
         d.shape = BodyDescription::Shape::Sphere;
         d.radius = float(b.number("radius", true));
-        forbid({"size", "height", "mesh", "scale"});
+        forbidFields(b, shape, {"size", "height", "mesh", "scale"});
     } else if (shape == "cylinder") {
         d.shape = BodyDescription::Shape::Cylinder;
         d.radius = float(b.number("radius", true));
         d.height = float(b.number("height", true));
-        forbid({"size", "mesh", "scale"});
+        forbidFields(b, shape, {"size", "mesh", "scale"});
     } else if (shape == "mesh") {
-        d.shape = BodyDescription::Shape::Mesh;
-        const std::string file = b.string("mesh");
-        try {
-            d.meshPath = resolveMeshPath(file, source);
-        } catch (const SceneError& e) {
-            b.fail(e.what(), "mesh");
-        }
-        d.meshScale = float(b.number("scale", 1.0, true));
-        TriangleMesh m;
-        try { // read and check the mesh now, so its errors carry the scene file and field like fluidMeshes'
-            m = readObj(d.meshPath);
-        } catch (const std::exception& e) {
-            b.fail(e.what(), "mesh");
-        }
-        // Before the volume sums: coordinates of 1e29 m gave "zero volume (|V| = 1e87 m^3)".
-        const double extent = double(meshBounds(m).extent().maxCoeff()) * double(d.meshScale);
-        if (!(extent <= kMaxBodyExtent)) {
-            std::ostringstream s;
-            s << "the mesh is " << extent << " m across after 'scale' (limit " << kMaxBodyExtent << " m)";
-            b.fail(s.str(), "mesh");
-        }
-        try {
-            validateSolidMesh(m, d.meshPath);
-        } catch (const std::exception& e) {
-            b.fail(e.what(), "mesh");
-        }
-        forbid({"size", "radius", "height"});
+        parseMeshShape(b, d, source);
+        forbidFields(b, shape, {"size", "radius", "height"});
     } else {
         b.fail("unknown shape '" + shape + "' (known: box, sphere, cylinder, mesh)", "shape");
     }
+}
+
+void parseDensity(const Fields& b, BodyDescription& d) {
     if (b.has("density") && b.has("relativeDensity"))
         b.fail("give 'density' (kg/m^3) or 'relativeDensity', not both");
     if (b.has("density")) {
@@ -180,26 +183,29 @@ BodyDescription parseBody(const json& obj, const std::string& path, const std::s
     } else if (!b.has("kinematic")) {
         b.fail("missing 'density' (kg/m^3) or 'relativeDensity' (in units of the fluid's rest density)");
     }
-    const bool hasPosition = b.has("position");
-    d.position = b.vec3("position", Vec3f::Zero());
-    if (b.has("orientation")) {
-        const json& o = b.at("orientation");
-        if (o.is_array() && o.size() == 4) {
-            d.orientation = parseOrientation(b);
-        } else if (o.is_object()) {
-            const Fields r(o, b.join("orientation"), source);
-            r.onlyKnown({"axis", "angle"});
-            const Vec3f axis = r.vec3("axis");
-            if (!(axis.norm() > 1e-9f))
-                r.fail("the axis must be non-zero", "axis");
-            const double deg = r.number("angle", false);
-            d.orientation =
-                Quatf(Eigen::AngleAxisf(float(deg * std::numbers::pi / 180.0), axis.normalized()));
-        } else {
-            b.fail("expected {\"axis\": [x, y, z], \"angle\": degrees} or a quaternion [w, x, y, z]",
-                   "orientation");
-        }
+}
+
+/// "orientation": a quaternion [w, x, y, z] or {"axis": [x, y, z], "angle": degrees}.
+void parseBodyOrientation(const Fields& b, BodyDescription& d, const std::string& source) {
+    const json& o = b.at("orientation");
+    if (o.is_array() && o.size() == 4) {
+        d.orientation = parseOrientation(b);
+    } else if (o.is_object()) {
+        const Fields r(o, b.join("orientation"), source);
+        r.onlyKnown({"axis", "angle"});
+        const Vec3f axis = r.vec3("axis");
+        if (!(axis.norm() > 1e-9f))
+            r.fail("the axis must be non-zero", "axis");
+        const double deg = r.number("angle", false);
+        d.orientation = Quatf(Eigen::AngleAxisf(float(deg * std::numbers::pi / 180.0), axis.normalized()));
+    } else {
+        b.fail("expected {\"axis\": [x, y, z], \"angle\": degrees} or a quaternion [w, x, y, z]",
+               "orientation");
     }
+}
+
+/// Velocities, then "kinematic" (which takes their place) or the required "position".
+void parseBodyMotion(const Fields& b, BodyDescription& d, const std::string& source, bool hasPosition) {
     d.velocity = b.vec3("velocity", Vec3f::Zero());
     d.angularVelocity = b.vec3("angularVelocity", Vec3f::Zero());
     checkBodySpeeds(b, d.velocity, d.angularVelocity);
@@ -212,6 +218,22 @@ BodyDescription parseBody(const json& obj, const std::string& path, const std::s
     } else if (!hasPosition) {
         b.fail("missing required field", "position");
     }
+}
+
+BodyDescription parseBody(const json& obj, const std::string& path, const std::string& source) {
+    const Fields b(obj, path, source);
+    b.onlyKnown({"name", "shape", "size", "radius", "height", "mesh", "scale", "density", "relativeDensity",
+                 "position", "orientation", "velocity", "angularVelocity", "kinematic"});
+    BodyDescription d;
+    if (b.has("name"))
+        d.name = b.string("name");
+    parseShape(b, d, source);
+    parseDensity(b, d);
+    const bool hasPosition = b.has("position");
+    d.position = b.vec3("position", Vec3f::Zero());
+    if (b.has("orientation"))
+        parseBodyOrientation(b, d, source);
+    parseBodyMotion(b, d, source, hasPosition);
     return d;
 }
 
