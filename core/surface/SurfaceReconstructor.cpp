@@ -174,6 +174,46 @@ void SurfaceReconstructor::evaluateCorners() {
     });
 }
 
+// The kernels centred within R of the block's corners, and within reach of the centres of the
+// groups that have corners (per axis, the range of those groups): a kernel outside is in no
+// group's list, so the lists (and their order) are those of the whole block's. False: no corners.
+bool SurfaceReconstructor::gatherBlockKernels(const Vec3i& g0, const BlockMask& corners,
+                                              AnisotropicCandidates& blk) const {
+    const float L = settings_.effectiveLeafSize();
+    const float R = kernels_.settings().kernelRadius;
+    const Vec3f lo = lattice_.corner(g0.x(), g0.y(), g0.z());
+    const Vec3f hi = lo.array() + 7.0f * L;
+    const float reach = R + 0.5f * std::sqrt(3.0f) * L;
+    uint64_t plane = 0; // bit x + 8 y: a corner in some layer
+    int zMin = 8, zMax = -1;
+    for (int w = 0; w < 8; ++w)
+        if (corners[size_t(w)]) {
+            plane |= corners[size_t(w)];
+            zMin = std::min(zMin, w);
+            zMax = std::max(zMax, w);
+        }
+    if (!plane)
+        return false;
+    uint64_t columns = plane; // bit x: a corner in some row
+    columns |= columns >> 32;
+    columns |= columns >> 16;
+    columns |= columns >> 8;
+    columns &= 0xFFu;
+    const int xMin = std::countr_zero(columns), xMax = 63 - std::countl_zero(columns);
+    const int yMin = std::countr_zero(plane) / 8, yMax = (63 - std::countl_zero(plane)) / 8;
+    const int gMin[3] = {xMin & ~1, yMin & ~1, zMin & ~1}, gMax[3] = {xMax & ~1, yMax & ~1, zMax & ~1};
+    const float margin = 1e-3f * L; // rounding: the box holds every used group's ball
+    Vec3f keepLo, keepHi;
+    for (int a = 0; a < 3; ++a) {
+        keepLo[a] = std::max(lo[a] - R, lo[a] + (float(gMin[a]) + 0.5f) * L - reach - margin);
+        keepHi[a] = std::min(hi[a] + R, lo[a] + (float(gMax[a]) + 0.5f) * L + reach + margin);
+    }
+    const float shift = kernels_.maxShift() + margin;
+    blk.clear();
+    kernels_.gather(grid_, keepLo.array() - shift, keepHi.array() + shift, keepLo, keepHi, lo, blk);
+    return true;
+}
+
 void SurfaceReconstructor::evaluateAnisotropicCorners() {
     // As evaluateCorners: the kernels that can reach the block are copied once (found by their
     // particle's position, within R + the largest centre shift), then filtered per 2x2x2 group.
@@ -185,38 +225,9 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
         AnisotropicCandidates& blk = scratch.blockKernels;
         AnisotropicCandidates& cand = scratch.groupKernels;
         const Vec3f lo = lattice_.corner(g0.x(), g0.y(), g0.z());
-        const Vec3f hi = lo.array() + 7.0f * L;
         const float reach = R + 0.5f * std::sqrt(3.0f) * L, reach2 = reach * reach;
-        // The kernels centred within R of the block's corners, and within reach of the centres of
-        // the groups that have corners (per axis, the range of those groups): a kernel outside is
-        // in no group's list, so the lists (and their order) are those of the whole block's.
-        uint64_t plane = 0; // bit x + 8 y: a corner in some layer
-        int zMin = 8, zMax = -1;
-        for (int w = 0; w < 8; ++w)
-            if (corners[size_t(w)]) {
-                plane |= corners[size_t(w)];
-                zMin = std::min(zMin, w);
-                zMax = std::max(zMax, w);
-            }
-        if (!plane)
+        if (!gatherBlockKernels(g0, corners, blk))
             return;
-        uint64_t columns = plane; // bit x: a corner in some row
-        columns |= columns >> 32;
-        columns |= columns >> 16;
-        columns |= columns >> 8;
-        columns &= 0xFFu;
-        const int xMin = std::countr_zero(columns), xMax = 63 - std::countl_zero(columns);
-        const int yMin = std::countr_zero(plane) / 8, yMax = (63 - std::countl_zero(plane)) / 8;
-        const int gMin[3] = {xMin & ~1, yMin & ~1, zMin & ~1}, gMax[3] = {xMax & ~1, yMax & ~1, zMax & ~1};
-        const float margin = 1e-3f * L; // rounding: the box holds every used group's ball
-        Vec3f keepLo, keepHi;
-        for (int a = 0; a < 3; ++a) {
-            keepLo[a] = std::max(lo[a] - R, lo[a] + (float(gMin[a]) + 0.5f) * L - reach - margin);
-            keepHi[a] = std::min(hi[a] + R, lo[a] + (float(gMax[a]) + 0.5f) * L + reach + margin);
-        }
-        const float shift = kernels_.maxShift() + margin;
-        blk.clear();
-        kernels_.gather(grid_, keepLo.array() - shift, keepHi.array() + shift, keepLo, keepHi, lo, blk);
         // Filtered in three steps (the groups' z slab, their row, the group): a kernel is tested
         // about 1 + 4 x 1/2 + 16 x 1/4 times per block instead of 64. A row's centres are copied,
         // so its groups are tested four at a time.

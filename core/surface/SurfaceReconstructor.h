@@ -97,6 +97,9 @@ private:
         CovarianceScratch covariance;           // AnisotropicKernels::compute
     };
     tbb::enumerable_thread_specific<CornerScratch> cornerScratch_;
+
+    // evaluateAnisotropicCorners' part.
+    bool gatherBlockKernels(const Vec3i& g0, const BlockMask& corners, AnisotropicCandidates& blk) const;
 };
 
 } // namespace octo
