@@ -323,25 +323,17 @@ void SurfaceReconstructor::finishMesh() {
     });
 }
 
-void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals, bool velocities) {
-    // One pass over the marching-cubes vertices (before smoothing), grouped by cubes of 2L (like the
-    // corners' 2x2x2 groups): a group copies the kernels within R + its half diagonal of its centre
-    // once, and each vertex sums their gradients in one SIMD pass:
-    //  - the normal -grad f / |grad f| (the field's; smoothing moves a vertex by a fraction of L,
-    //    over which the field's direction barely turns);
-    //  - the feature weight of the smoothing (Loeschner et al. 2023): the kernels centred within R
-    //    of the vertex. Over bulk fluid a vertex sees ~13 (half a ball of radius 2 d0, minus the gap
-    //    to the surface); near a drop, a filament or a rim only a few, and it is not moved;
-    //  - the velocity: sum W v / sum W over the same kernels centred within R of the vertex,
-    //    W = (1 - d^2 / R^2)^3, v their particles' velocities (at the vertex as marching cubes
-    //    placed it: smoothing moves it by a fraction of L).
-    constexpr float kFew = 4.0f, kMany = 10.0f;
-    TriangleMesh& mesh = result_.mesh;
+struct SurfaceReconstructor::VertexFieldJob {
+    bool weights, normals, velocities;
+    float g, R, reach, reach2, find;
+    Vec3i superDims;
+};
+
+// Sorts the vertices by group of 2L and super-group (vertexKeys_), and marks where each group
+// (groupStart_) and each super-group's groups (superStart_) begin.
+void SurfaceReconstructor::groupVertices(float invG, const Vec3i& dims, const Vec3i& superDims) {
+    const TriangleMesh& mesh = result_.mesh;
     const size_t nv = mesh.vertices.size();
-    const float g = 2.0f * lattice_.cell, invG = 1.0f / g;
-    const float R = kernels_.settings().kernelRadius;
-    const Vec3i dims = (lattice_.dims.array() + 3) / 2 + 2; // groups per axis, with a margin
-    const Vec3i superDims = (dims.array() + 1) / 2;         // 2x2x2 groups per super-group
     // key = super-group (z, y, x major) * 8 + the group's octant in it: the groups of one
     // super-group are consecutive once sorted.
     vertexKeys_.resize(nv);
@@ -368,95 +360,127 @@ void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals, bool velo
         }
     superStart_.push_back(uint32_t(groupStart_.size()));
     groupStart_.push_back(uint32_t(nv));
+}
+
+void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals, bool velocities) {
+    // One pass over the marching-cubes vertices (before smoothing), grouped by cubes of 2L (like the
+    // corners' 2x2x2 groups): a group copies the kernels within R + its half diagonal of its centre
+    // once, and each vertex sums their gradients in one SIMD pass:
+    //  - the normal -grad f / |grad f| (the field's; smoothing moves a vertex by a fraction of L,
+    //    over which the field's direction barely turns);
+    //  - the feature weight of the smoothing (Loeschner et al. 2023): the kernels centred within R
+    //    of the vertex. Over bulk fluid a vertex sees ~13 (half a ball of radius 2 d0, minus the gap
+    //    to the surface); near a drop, a filament or a rim only a few, and it is not moved;
+    //  - the velocity: sum W v / sum W over the same kernels centred within R of the vertex,
+    //    W = (1 - d^2 / R^2)^3, v their particles' velocities (at the vertex as marching cubes
+    //    placed it: smoothing moves it by a fraction of L).
+    TriangleMesh& mesh = result_.mesh;
+    const size_t nv = mesh.vertices.size();
+    const float g = 2.0f * lattice_.cell, invG = 1.0f / g;
+    const float R = kernels_.settings().kernelRadius;
+    const Vec3i dims = (lattice_.dims.array() + 3) / 2 + 2; // groups per axis, with a margin
+    const Vec3i superDims = (dims.array() + 1) / 2;         // 2x2x2 groups per super-group
+    groupVertices(invG, dims, superDims);
     if (normals && mesh.normals.size() != nv)
         mesh.normals.assign(nv, Vec3f::UnitY());
     if (weights)
         vertexWeight_.resize(nv);
     const float reach = R + 0.5f * std::sqrt(3.0f) * g * 1.001f, reach2 = reach * reach;
     const float find = reach + kernels_.maxShift();
-    tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, superStart_.size() - 1, 2), [&](const tbb::blocked_range<size_t>& r) {
-            CornerScratch& scratch = cornerScratch_.local();
-            AnisotropicCandidates& cand = scratch.groupKernels;
-            for (size_t sup = r.begin(); sup < r.end(); ++sup) {
-                // The super-group's kernels: those centred within reach of the box of its group
-                // centres, found once in the grid (cells of the box grown by find). A group's
-                // candidates are then filtered from this contiguous list: the same kernels in the
-                // same order (grid cells z, y, x, then sorted index) as a grid search of its own.
-                uint64_t superKey = vertexKeys_[groupStart_[superStart_[sup]]].first >> 3;
-                Vec3i first; // group coordinates of octant 0
-                for (int a = 0; a < 3; ++a) {
-                    first[a] = 2 * int(superKey % uint64_t(superDims[a]));
-                    superKey /= uint64_t(superDims[a]);
-                }
-                // A group's centre, as the group's own search would take it.
-                auto groupCentre = [&](uint32_t octant) {
-                    Vec3f c;
-                    for (int a = 0; a < 3; ++a)
-                        c[a] =
-                            lattice_.origin[a] + (float(first[a] + int((octant >> a) & 1u) - 1) + 0.5f) * g;
-                    return c;
-                };
-                // The box of the centres of the groups that hold vertices (often half the octants):
-                // a smaller box keeps the same kernels for each of them, in the same order.
-                uint32_t anyLow = 0, anyHigh = 0; // per axis bit: some group at the low / high side
-                for (uint32_t grp = superStart_[sup]; grp < superStart_[sup + 1]; ++grp) {
-                    const auto octant = uint32_t(vertexKeys_[groupStart_[grp]].first & 7u);
-                    anyLow |= ~octant & 7u;
-                    anyHigh |= octant;
-                }
-                const Vec3f lo = groupCentre(~anyLow & 7u), hi = groupCentre(anyHigh);
-                const float margin = 1e-4f * g; // the box holds each group's ball despite rounding
-                const Vec3f klo = lo.array() - (reach + margin), khi = hi.array() + (reach + margin);
-                AnisotropicCandidates& super = scratch.blockKernels; // absolute centres
-                std::vector<uint32_t>& superIds = scratch.superIds;
-                super.clear();
-                const float findBox = find + margin;
-                kernels_.gather(grid_, lo.array() - findBox, hi.array() + findBox, klo, khi, Vec3f::Zero(),
-                                super, &superIds);
-                for (uint32_t grp = superStart_[sup]; grp < superStart_[sup + 1]; ++grp) {
-                    const auto octant = uint32_t(vertexKeys_[groupStart_[grp]].first & 7u);
-                    const Vec3f centre = groupCentre(octant);
-                    std::vector<uint32_t>& kept = scratch.group; // positions in super
-                    if (kept.size() < super.count)
-                        kept.resize(super.count);
-                    const size_t nk = keepWithin(super.x.data(), super.y.data(), super.z.data(), nullptr,
-                                                 super.count, centre, reach2, kept.data());
-                    cand.assignFrom(super, kept.data(), nk, centre);
-                    if (velocities) {
-                        const size_t np = cand.padded();
-                        for (std::vector<float>* a : {&scratch.vx, &scratch.vy, &scratch.vz})
-                            if (a->size() < np)
-                                a->resize(std::max(np, 2 * a->size()));
-                        for (size_t k = 0; k < np; ++k) {
-                            const Vec3f u = k < nk ? vs_[superIds[kept[k]]] : Vec3f::Zero();
-                            scratch.vx[k] = u.x();
-                            scratch.vy[k] = u.y();
-                            scratch.vz[k] = u.z();
-                        }
-                    }
-                    for (uint32_t k = groupStart_[grp]; k < groupStart_[grp + 1]; ++k) {
-                        const uint32_t v = vertexKeys_[k].second;
-                        if (velocities)
-                            mesh.velocities[v] =
-                                kernelWeightedMean(cand, mesh.vertices[v] - centre, R, scratch.vx.data(),
-                                                   scratch.vy.data(), scratch.vz.data());
-                        if (!weights && !normals)
-                            continue;
-                        int near = 0;
-                        const Vec3f grad =
-                            anisotropicFieldGradient(cand, mesh.vertices[v] - centre, R, &near);
-                        const float len = grad.norm();
-                        if (normals && len > 0.0f && std::isfinite(len))
-                            mesh.normals[v] = -grad / len; // f grows inwards
-                        if (weights) {
-                            const float t = std::clamp((float(near) - kFew) / (kMany - kFew), 0.0f, 1.0f);
-                            vertexWeight_[v] = t * t * (3.0f - 2.0f * t);
-                        }
-                    }
-                }
-            }
-        });
+    const VertexFieldJob job{weights, normals, velocities, g, R, reach, reach2, find, superDims};
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, superStart_.size() - 1, 2),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          CornerScratch& scratch = cornerScratch_.local();
+                          for (size_t sup = r.begin(); sup < r.end(); ++sup)
+                              vertexFieldSuperGroup(job, sup, scratch);
+                      });
+}
+
+void SurfaceReconstructor::vertexFieldSuperGroup(const VertexFieldJob& job, size_t sup,
+                                                 CornerScratch& scratch) {
+    const float g = job.g, reach = job.reach;
+    // The super-group's kernels: those centred within reach of the box of its group
+    // centres, found once in the grid (cells of the box grown by find). A group's
+    // candidates are then filtered from this contiguous list: the same kernels in the
+    // same order (grid cells z, y, x, then sorted index) as a grid search of its own.
+    uint64_t superKey = vertexKeys_[groupStart_[superStart_[sup]]].first >> 3;
+    Vec3i first; // group coordinates of octant 0
+    for (int a = 0; a < 3; ++a) {
+        first[a] = 2 * int(superKey % uint64_t(job.superDims[a]));
+        superKey /= uint64_t(job.superDims[a]);
+    }
+    // A group's centre, as the group's own search would take it.
+    auto groupCentre = [&](uint32_t octant) {
+        Vec3f c;
+        for (int a = 0; a < 3; ++a)
+            c[a] = lattice_.origin[a] + (float(first[a] + int((octant >> a) & 1u) - 1) + 0.5f) * g;
+        return c;
+    };
+    // The box of the centres of the groups that hold vertices (often half the octants):
+    // a smaller box keeps the same kernels for each of them, in the same order.
+    uint32_t anyLow = 0, anyHigh = 0; // per axis bit: some group at the low / high side
+    for (uint32_t grp = superStart_[sup]; grp < superStart_[sup + 1]; ++grp) {
+        const auto octant = uint32_t(vertexKeys_[groupStart_[grp]].first & 7u);
+        anyLow |= ~octant & 7u;
+        anyHigh |= octant;
+    }
+    const Vec3f lo = groupCentre(~anyLow & 7u), hi = groupCentre(anyHigh);
+    const float margin = 1e-4f * g; // the box holds each group's ball despite rounding
+    const Vec3f klo = lo.array() - (reach + margin), khi = hi.array() + (reach + margin);
+    AnisotropicCandidates& super = scratch.blockKernels; // absolute centres
+    super.clear();
+    const float findBox = job.find + margin;
+    kernels_.gather(grid_, lo.array() - findBox, hi.array() + findBox, klo, khi, Vec3f::Zero(), super,
+                    &scratch.superIds);
+    for (uint32_t grp = superStart_[sup]; grp < superStart_[sup + 1]; ++grp)
+        vertexFieldGroup(job, grp, groupCentre(uint32_t(vertexKeys_[groupStart_[grp]].first & 7u)), scratch);
+}
+
+// One group's vertices: its kernels filtered from the super-group's (scratch.blockKernels),
+// then per vertex the velocity, the normal and the smoothing weight.
+void SurfaceReconstructor::vertexFieldGroup(const VertexFieldJob& job, uint32_t grp, const Vec3f& centre,
+                                            CornerScratch& scratch) {
+    constexpr float kFew = 4.0f, kMany = 10.0f;
+    TriangleMesh& mesh = result_.mesh;
+    const float R = job.R;
+    const bool weights = job.weights, normals = job.normals, velocities = job.velocities;
+    const AnisotropicCandidates& super = scratch.blockKernels;
+    AnisotropicCandidates& cand = scratch.groupKernels;
+    std::vector<uint32_t>& kept = scratch.group; // positions in super
+    if (kept.size() < super.count)
+        kept.resize(super.count);
+    const size_t nk = keepWithin(super.x.data(), super.y.data(), super.z.data(), nullptr, super.count, centre,
+                                 job.reach2, kept.data());
+    cand.assignFrom(super, kept.data(), nk, centre);
+    if (velocities) {
+        const size_t np = cand.padded();
+        for (std::vector<float>* a : {&scratch.vx, &scratch.vy, &scratch.vz})
+            if (a->size() < np)
+                a->resize(std::max(np, 2 * a->size()));
+        for (size_t k = 0; k < np; ++k) {
+            const Vec3f u = k < nk ? vs_[scratch.superIds[kept[k]]] : Vec3f::Zero();
+            scratch.vx[k] = u.x();
+            scratch.vy[k] = u.y();
+            scratch.vz[k] = u.z();
+        }
+    }
+    for (uint32_t k = groupStart_[grp]; k < groupStart_[grp + 1]; ++k) {
+        const uint32_t v = vertexKeys_[k].second;
+        if (velocities)
+            mesh.velocities[v] = kernelWeightedMean(cand, mesh.vertices[v] - centre, R, scratch.vx.data(),
+                                                    scratch.vy.data(), scratch.vz.data());
+        if (!weights && !normals)
+            continue;
+        int near = 0;
+        const Vec3f grad = anisotropicFieldGradient(cand, mesh.vertices[v] - centre, R, &near);
+        const float len = grad.norm();
+        if (normals && len > 0.0f && std::isfinite(len))
+            mesh.normals[v] = -grad / len; // f grows inwards
+        if (weights) {
+            const float t = std::clamp((float(near) - kFew) / (kMany - kFew), 0.0f, 1.0f);
+            vertexWeight_[v] = t * t * (3.0f - 2.0f * t);
+        }
+    }
 }
 
 void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
