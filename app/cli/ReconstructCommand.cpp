@@ -349,21 +349,12 @@ struct FrameJob {
     std::string in, out;
 };
 
-int run(const Args& args) {
-    // `reconstruct --bench [--quick]`: the benchmark table (also reachable as `bench reconstruct`).
-    if (!args.empty() && args[0] == "--bench")
-        return runReconstructBench(Args(args.begin() + 1, args.end()));
-    Options o;
-    try {
-        o = parse(args);
-    } catch (const UsageError& e) {
-        std::cerr << "octofluid-cli reconstruct: " << e.what() << "\n";
-        return 2;
-    }
+// The frames to reconstruct: one file, or the existing files of a pattern within [--first, --last].
+std::vector<FrameJob> planJobs(const Options& o, bool& sequence) {
     std::vector<FrameJob> jobs;
     const std::optional<FramePattern> inPattern = parseFramePattern("IN", o.in);
     const std::optional<FramePattern> outPattern = parseFramePattern("OUT", o.out);
-    const bool sequence = inPattern.has_value();
+    sequence = inPattern.has_value();
     if (sequence) {
         if (!outPattern)
             throw std::invalid_argument(
@@ -386,23 +377,28 @@ int run(const Args& args) {
                                         "' is one file; give both as patterns or neither");
         jobs.push_back({0, o.in, o.out});
     }
-    // Fail early on a bad output extension, and never write over an input or another output
-    // (the mesh, --stats-json; compared by file identity, so hard links and ./ spellings count).
-    {
-        const std::string ext = std::filesystem::path(jobs[0].out).extension().string();
-        if (ext != ".obj" && ext != ".ply" && ext != ".OBJ" && ext != ".PLY")
-            throw std::invalid_argument(jobs[0].out + ": unknown mesh format (use .obj or .ply)");
-        std::vector<RolePath> inputs, outputs;
-        for (const FrameJob& job : jobs) {
-            inputs.push_back({"IN", job.in});
-            outputs.push_back({"OUT", job.out});
-        }
-        if (o.statsGiven)
-            outputs.push_back({"--stats-json", o.statsJson});
-        checkOutputsDistinct(inputs, outputs);
-    }
+    return jobs;
+}
 
-    // The radius: given, or estimated once from the first frame (and then held to the table's range).
+// Fail early on a bad output extension, and never write over an input or another output
+// (the mesh, --stats-json; compared by file identity, so hard links and ./ spellings count).
+void checkOutputs(const Options& o, const std::vector<FrameJob>& jobs) {
+    const std::string ext = std::filesystem::path(jobs[0].out).extension().string();
+    if (ext != ".obj" && ext != ".ply" && ext != ".OBJ" && ext != ".PLY")
+        throw std::invalid_argument(jobs[0].out + ": unknown mesh format (use .obj or .ply)");
+    std::vector<RolePath> inputs, outputs;
+    for (const FrameJob& job : jobs) {
+        inputs.push_back({"IN", job.in});
+        outputs.push_back({"OUT", job.out});
+    }
+    if (o.statsGiven)
+        outputs.push_back({"--stats-json", o.statsJson});
+    checkOutputsDistinct(inputs, outputs);
+}
+
+// The settings: the radius given, or estimated once from the first frame (and then held to the
+// table's range).
+SurfaceSettings resolveSettings(Options& o, const std::vector<FrameJob>& jobs) {
     if (!o.radiusGiven) {
         const ParticleData first = readParticles(jobs[0].in);
         const float r = estimateParticleRadius(jobs[0].in, first.positions);
@@ -421,38 +417,54 @@ int run(const Args& args) {
     settings.validate();
     if (const std::string w = settings.warning(); !w.empty())
         std::cerr << "reconstruct: warning: " << w << "\n";
+    return settings;
+}
 
-    std::vector<SurfaceStats> stats(jobs.size());
-    std::mutex printMutex;
-    size_t done = 0; // frames written (under printMutex)
-    tbb::enumerable_thread_specific<SurfaceReconstructor> reconstructors;
-    auto process = [&](size_t k) {
-        const FrameJob& job = jobs[k];
-        // A std::bad_alloc names the file, its size and the options that set the work (it said
-        // "IN: std::bad_alloc"; issue 30).
-        auto outOfMemory = [&](const std::string& doing) {
-            std::ostringstream m;
-            m.precision(3);
-            m << job.in << ": out of memory " << doing << " (--radius r = " << settings.particleRadius
-              << " m, --leaf ";
-            if (settings.leafSize > 0.0f)
-                m << settings.leafSize << " m";
-            else
-                m << "auto";
-            m << "): choose a larger --radius or --leaf, or a smaller file, or free memory (std::bad_alloc)";
-            return OutOfMemoryError(m.str());
-        };
-        const ParticleData data = [&] {
-            try {
-                return readParticles(job.in);
-            } catch (const std::bad_alloc&) {
-                throw outOfMemory("reading the file");
-            }
-        }();
-        if (data.positions.empty())
-            throw FileFormatError(job.in + ": no particles");
-        checkSurfaceWork(job.in, data.positions, settings);
-        SurfaceReconstructor& rec = reconstructors.local();
+// Reconstructs the frames (in parallel when there are many) and keeps each frame's stats.
+class FrameRunner {
+public:
+    FrameRunner(const Options& o, const SurfaceSettings& settings, const std::vector<FrameJob>& jobs)
+        : o_(o), settings_(settings), jobs_(jobs), stats_(jobs.size()) {}
+
+    std::vector<SurfaceStats> runAll() {
+        // Many frames: one frame per task (each reconstruction is parallel inside as well).
+        if (jobs_.size() >= 4)
+            tbb::parallel_for(tbb::blocked_range<size_t>(0, jobs_.size(), 1),
+                              [&](const tbb::blocked_range<size_t>& r) {
+                                  for (size_t k = r.begin(); k < r.end(); ++k)
+                                      process(k);
+                              });
+        else
+            for (size_t k = 0; k < jobs_.size(); ++k)
+                process(k);
+        return std::move(stats_);
+    }
+
+private:
+    // A std::bad_alloc names the file, its size and the options that set the work (it said
+    // "IN: std::bad_alloc"; issue 30).
+    OutOfMemoryError outOfMemory(const FrameJob& job, const std::string& doing) const {
+        std::ostringstream m;
+        m.precision(3);
+        m << job.in << ": out of memory " << doing << " (--radius r = " << settings_.particleRadius
+          << " m, --leaf ";
+        if (settings_.leafSize > 0.0f)
+            m << settings_.leafSize << " m";
+        else
+            m << "auto";
+        m << "): choose a larger --radius or --leaf, or a smaller file, or free memory (std::bad_alloc)";
+        return OutOfMemoryError(m.str());
+    }
+
+    ParticleData readFrame(const FrameJob& job) const {
+        try {
+            return readParticles(job.in);
+        } catch (const std::bad_alloc&) {
+            throw outOfMemory(job, "reading the file");
+        }
+    }
+
+    void reconstructFrame(const FrameJob& job, const ParticleData& data, SurfaceReconstructor& rec) const {
         const auto it = data.scalars.find("density");
         std::span<const float> rho;
         if (it != data.scalars.end() && it->second.size() == data.positions.size())
@@ -464,27 +476,27 @@ int run(const Args& args) {
                 vel; // interpolated onto the mesh (PLY: vx vy vz speed) when the file has them
             if (data.velocities.size() == data.positions.size())
                 vel = data.velocities;
-            tbb::this_task_arena::isolate([&] { rec.reconstruct(data.positions, rho, settings, vel); });
+            tbb::this_task_arena::isolate([&] { rec.reconstruct(data.positions, rho, settings_, vel); });
         } catch (const std::bad_alloc&) {
-            throw outOfMemory("reconstructing the surface of " + std::to_string(data.positions.size()) +
-                              " particles");
+            throw outOfMemory(job, "reconstructing the surface of " + std::to_string(data.positions.size()) +
+                                       " particles");
         } catch (const std::exception& e) {
             throw std::runtime_error(job.in + ": " + e.what()); // name the frame
         }
-        writeMesh(job.out, rec.result().mesh);
-        stats[k] = rec.result().stats;
-        if (stats[k].triangles == 0) { // written, but said (--lambda 0 or a huge leaf gave no word)
-            std::lock_guard lock(printMutex);
+    }
+
+    void report(const FrameJob& job, const SurfaceStats& s, size_t particles) {
+        if (s.triangles == 0) { // written, but said (--lambda 0 or a huge leaf gave no word)
+            std::lock_guard lock(printMutex_);
             std::cerr << "reconstruct: warning: " << job.in << ": the surface is empty (0 triangles; "
-                      << stats[k].surfaceParticles << " of " << data.positions.size()
-                      << " particles flagged with lambdaMin = " << settings.lambdaMin
-                      << ", leafSize L = " << stats[k].leafSize << " m)\n";
+                      << s.surfaceParticles << " of " << particles
+                      << " particles flagged with lambdaMin = " << settings_.lambdaMin
+                      << ", leafSize L = " << s.leafSize << " m)\n";
         }
-        if (!o.quiet) {
-            std::lock_guard lock(printMutex);
-            const SurfaceStats& s = stats[k];
-            if (jobs.size() > 1) // progress through a sequence (frames finish in any order)
-                std::printf("[%zu/%zu] ", ++done, jobs.size());
+        if (!o_.quiet) {
+            std::lock_guard lock(printMutex_);
+            if (jobs_.size() > 1) // progress through a sequence (frames finish in any order)
+                std::printf("[%zu/%zu] ", ++done_, jobs_.size());
             std::printf("%s -> %s: %llu particles, %llu surface, %llu cubes (uniform %llu), %llu triangles, "
                         "%.1f ms\n",
                         job.in.c_str(), job.out.c_str(), (unsigned long long)s.particles,
@@ -492,62 +504,98 @@ int run(const Args& args) {
                         (unsigned long long)s.cubesUniform, (unsigned long long)s.triangles, s.tTotalMs);
             std::fflush(stdout);
         }
-    };
-    // Many frames: one frame per task (each reconstruction is parallel inside as well).
-    if (jobs.size() >= 4)
-        tbb::parallel_for(tbb::blocked_range<size_t>(0, jobs.size(), 1),
-                          [&](const tbb::blocked_range<size_t>& r) {
-                              for (size_t k = r.begin(); k < r.end(); ++k)
-                                  process(k);
-                          });
-    else
-        for (size_t k = 0; k < jobs.size(); ++k)
-            process(k);
-
-    if (o.statsGiven) {
-        nlohmann::json j;
-        if (!sequence) {
-            j = statsJson(stats[0], settings);
-        } else {
-            SurfaceStats total;
-            nlohmann::json frames = nlohmann::json::array();
-            for (size_t k = 0; k < jobs.size(); ++k) {
-                const SurfaceStats& s = stats[k];
-                nlohmann::json f = statsJson(s, settings);
-                f["frame"] = jobs[k].frame;
-                frames.push_back(f);
-                total.particles += s.particles;
-                total.surfaceParticles += s.surfaceParticles;
-                total.cubes += s.cubes;
-                total.cubesUniform += s.cubesUniform;
-                total.cubesNarrow += s.cubesNarrow;
-                total.cubesSparse += s.cubesSparse;
-                total.cubesOctree += s.cubesOctree;
-                total.corners += s.corners;
-                total.vertices += s.vertices;
-                total.triangles += s.triangles;
-                total.tDetectMs += s.tDetectMs;
-                total.tOctreeMs += s.tOctreeMs;
-                total.tDistanceMs += s.tDistanceMs;
-                total.tAnisotropyMs += s.tAnisotropyMs;
-                total.tMcMs += s.tMcMs;
-                total.tSmoothMs += s.tSmoothMs;
-                total.tTotalMs += s.tTotalMs;
-                total.peakBytes = std::max(total.peakBytes, s.peakBytes);
-                total.leafSize = s.leafSize;
-            }
-            j = statsJson(total, settings); // sums over frames (peakBytes: the largest frame)
-            j["frameCount"] = jobs.size();
-            j["frames"] = frames;
-        }
-        std::ofstream f(o.statsJson);
-        if (!f)
-            throw std::runtime_error(o.statsJson + ": cannot open for writing");
-        f << j.dump(2) << "\n";
-        f.close(); // flushes: a full disk shows here, not at the destructor
-        if (!f)
-            throw std::runtime_error(o.statsJson + ": write failed (disk full?)");
     }
+
+    void process(size_t k) {
+        const FrameJob& job = jobs_[k];
+        const ParticleData data = readFrame(job);
+        if (data.positions.empty())
+            throw FileFormatError(job.in + ": no particles");
+        checkSurfaceWork(job.in, data.positions, settings_);
+        SurfaceReconstructor& rec = reconstructors_.local();
+        reconstructFrame(job, data, rec);
+        writeMesh(job.out, rec.result().mesh);
+        stats_[k] = rec.result().stats;
+        report(job, stats_[k], data.positions.size());
+    }
+
+    const Options& o_;
+    const SurfaceSettings& settings_;
+    const std::vector<FrameJob>& jobs_;
+    std::vector<SurfaceStats> stats_;
+    std::mutex printMutex_;
+    size_t done_ = 0; // frames written (under printMutex_)
+    tbb::enumerable_thread_specific<SurfaceReconstructor> reconstructors_;
+};
+
+// Sums a sequence's stats over its frames (peakBytes: the largest frame).
+void addStats(SurfaceStats& total, const SurfaceStats& s) {
+    total.particles += s.particles;
+    total.surfaceParticles += s.surfaceParticles;
+    total.cubes += s.cubes;
+    total.cubesUniform += s.cubesUniform;
+    total.cubesNarrow += s.cubesNarrow;
+    total.cubesSparse += s.cubesSparse;
+    total.cubesOctree += s.cubesOctree;
+    total.corners += s.corners;
+    total.vertices += s.vertices;
+    total.triangles += s.triangles;
+    total.tDetectMs += s.tDetectMs;
+    total.tOctreeMs += s.tOctreeMs;
+    total.tDistanceMs += s.tDistanceMs;
+    total.tAnisotropyMs += s.tAnisotropyMs;
+    total.tMcMs += s.tMcMs;
+    total.tSmoothMs += s.tSmoothMs;
+    total.tTotalMs += s.tTotalMs;
+    total.peakBytes = std::max(total.peakBytes, s.peakBytes);
+    total.leafSize = s.leafSize;
+}
+
+nlohmann::json sequenceStatsJson(const std::vector<FrameJob>& jobs, const std::vector<SurfaceStats>& stats,
+                                 const SurfaceSettings& settings) {
+    SurfaceStats total;
+    nlohmann::json frames = nlohmann::json::array();
+    for (size_t k = 0; k < jobs.size(); ++k) {
+        nlohmann::json f = statsJson(stats[k], settings);
+        f["frame"] = jobs[k].frame;
+        frames.push_back(f);
+        addStats(total, stats[k]);
+    }
+    nlohmann::json j = statsJson(total, settings); // sums over frames (peakBytes: the largest frame)
+    j["frameCount"] = jobs.size();
+    j["frames"] = frames;
+    return j;
+}
+
+void writeStatsJson(const std::string& path, const nlohmann::json& j) {
+    std::ofstream f(path);
+    if (!f)
+        throw std::runtime_error(path + ": cannot open for writing");
+    f << j.dump(2) << "\n";
+    f.close(); // flushes: a full disk shows here, not at the destructor
+    if (!f)
+        throw std::runtime_error(path + ": write failed (disk full?)");
+}
+
+int run(const Args& args) {
+    // `reconstruct --bench [--quick]`: the benchmark table (also reachable as `bench reconstruct`).
+    if (!args.empty() && args[0] == "--bench")
+        return runReconstructBench(Args(args.begin() + 1, args.end()));
+    Options o;
+    try {
+        o = parse(args);
+    } catch (const UsageError& e) {
+        std::cerr << "octofluid-cli reconstruct: " << e.what() << "\n";
+        return 2;
+    }
+    bool sequence = false;
+    const std::vector<FrameJob> jobs = planJobs(o, sequence);
+    checkOutputs(o, jobs);
+    const SurfaceSettings settings = resolveSettings(o, jobs);
+    const std::vector<SurfaceStats> stats = FrameRunner(o, settings, jobs).runAll();
+    if (o.statsGiven)
+        writeStatsJson(o.statsJson,
+                       sequence ? sequenceStatsJson(jobs, stats, settings) : statsJson(stats[0], settings));
     return 0;
 }
 

@@ -215,118 +215,118 @@ int runScene(const Args& args) {
     }
 }
 
-int runSceneIn(const Args& args, std::string& where) {
-    const RunOptions o = parseRunOptions(args);
-    where = (o.sceneFile.empty() ? "built-in scene '" + o.sceneName + "'" : o.sceneFile) +
-            ": out of memory reading the scene";
-    SceneDescription scene =
-        o.sceneFile.empty() ? SceneLibrary::load(o.sceneName) : loadSceneFile(o.sceneFile);
-    const std::string source = o.sceneFile.empty() ? "built-in scene '" + scene.name + "'" : o.sceneFile;
-    if (o.particles > 0.0)
-        scene.particleRadius = radiusForParticles(scene, o.particles);
-    if (o.radius > 0.0)
-        scene.particleRadius = float(o.radius);
-    const double fps = o.fps > 0.0 ? o.fps : scene.fps;
+namespace fs = std::filesystem;
 
-    namespace fs = std::filesystem;
-    auto prepareDirectory = [](const std::string& option, const std::string& dir) {
-        if (dir.empty())
-            return;
-        std::error_code ec;
-        fs::create_directories(dir, ec);
-        if (ec || !fs::is_directory(dir))
-            throw std::runtime_error(option + ": cannot create directory '" + dir + "'");
-        const fs::path probe = fs::path(dir) / ".octofluid-write-test";
-        std::ofstream test(probe);
-        if (!test)
-            throw std::runtime_error(option + ": directory '" + dir + "' is not writable");
-        test.close();
-        fs::remove(probe, ec);
-    };
-    // No output may be an input (the scene file, its meshes) or another output: --stats-json onto
-    // the scene file used to overwrite it with exit 0. Frame files are checked by their names.
-    {
-        std::vector<RolePath> inputs;
-        if (!o.sceneFile.empty())
-            inputs.push_back({"scene file", o.sceneFile});
-        for (const FluidMesh& m : scene.fluidMeshes)
-            inputs.push_back({"fluid mesh", m.meshPath});
-        for (const BodyDescription& b : parseBodiesJson(scene.bodiesJson, scene.sourcePath))
-            if (!b.meshPath.empty())
-                inputs.push_back({"body mesh", b.meshPath});
-        std::vector<RolePath> outputs;
-        if (o.statsGiven)
-            outputs.push_back({"--stats-json", o.statsJson});
-        checkOutputsDistinct(inputs, outputs);
-        auto inExportDir = [&](const std::string& dir, const char* prefix, const std::string& option) {
-            if (dir.empty())
-                return;
-            std::error_code ec;
-            std::vector<RolePath> all = inputs;
-            all.insert(all.end(), outputs.begin(), outputs.end());
-            for (const RolePath& f : all) {
-                const fs::path p(f.path);
-                const std::string name = p.filename().string();
-                const bool frameName = name.rfind(prefix, 0) == 0 && name.size() == std::strlen(prefix) + 9 &&
-                                       name.substr(name.size() - 4) == ".ply";
-                if (frameName && fs::exists(dir, ec) &&
-                    fs::equivalent(p.parent_path().empty() ? "." : p.parent_path(), dir, ec))
-                    throw std::invalid_argument(option + " '" + dir + "' would write over the " + f.role +
-                                                " '" + f.path + "'; refusing to overwrite it");
-            }
-        };
-        inExportDir(o.exportDir, "frame_", "--export-ply");
-        inExportDir(o.meshDir, "mesh_", "--export-mesh");
-    }
-    prepareDirectory("--export-ply", o.exportDir);
-    prepareDirectory("--export-mesh", o.meshDir);
-    std::ofstream stats;
-    if (!o.statsJson.empty()) {
-        stats.open(o.statsJson);
-        if (!stats)
-            throw std::runtime_error("--stats-json: cannot write '" + o.statsJson + "'");
-    }
+void prepareDirectory(const std::string& option, const std::string& dir) {
+    if (dir.empty())
+        return;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir))
+        throw std::runtime_error(option + ": cannot create directory '" + dir + "'");
+    const fs::path probe = fs::path(dir) / ".octofluid-write-test";
+    std::ofstream test(probe);
+    if (!test)
+        throw std::runtime_error(option + ": directory '" + dir + "' is not writable");
+    test.close();
+    fs::remove(probe, ec);
+}
 
-    std::vector<std::string> overrides = o.sets;
-    // --particles / --radius set the scene radius; an explicit --set particleRadius wins.
-    where = source + ": out of memory building the simulation (" + sizeNote(scene, overrides, nullptr) + ")";
-    Simulation sim(scene, overrides);
-    const std::string simSize = sizeNote(scene, overrides, &sim);
-    where = source + ": out of memory at frame 0 (" + simSize + ")";
+// Refuses an export directory whose frame files (prefix + 5 digits + ".ply") would write over
+// one of the files.
+void checkExportDir(const std::vector<RolePath>& files, const std::string& dir, const char* prefix,
+                    const std::string& option) {
+    if (dir.empty())
+        return;
+    std::error_code ec;
+    for (const RolePath& f : files) {
+        const fs::path p(f.path);
+        const std::string name = p.filename().string();
+        const bool frameName = name.rfind(prefix, 0) == 0 && name.size() == std::strlen(prefix) + 9 &&
+                               name.substr(name.size() - 4) == ".ply";
+        if (frameName && fs::exists(dir, ec) &&
+            fs::equivalent(p.parent_path().empty() ? "." : p.parent_path(), dir, ec))
+            throw std::invalid_argument(option + " '" + dir + "' would write over the " + f.role + " '" +
+                                        f.path + "'; refusing to overwrite it");
+    }
+}
+
+// No output may be an input (the scene file, its meshes) or another output: --stats-json onto
+// the scene file used to overwrite it with exit 0. Frame files are checked by their names.
+void checkRunOutputs(const RunOptions& o, const SceneDescription& scene) {
+    std::vector<RolePath> inputs;
+    if (!o.sceneFile.empty())
+        inputs.push_back({"scene file", o.sceneFile});
+    for (const FluidMesh& m : scene.fluidMeshes)
+        inputs.push_back({"fluid mesh", m.meshPath});
+    for (const BodyDescription& b : parseBodiesJson(scene.bodiesJson, scene.sourcePath))
+        if (!b.meshPath.empty())
+            inputs.push_back({"body mesh", b.meshPath});
+    std::vector<RolePath> outputs;
+    if (o.statsGiven)
+        outputs.push_back({"--stats-json", o.statsJson});
+    checkOutputsDistinct(inputs, outputs);
+    std::vector<RolePath> all = inputs;
+    all.insert(all.end(), outputs.begin(), outputs.end());
+    checkExportDir(all, o.exportDir, "frame_", "--export-ply");
+    checkExportDir(all, o.meshDir, "mesh_", "--export-mesh");
+}
+
+void printRunHeader(const SceneDescription& scene, const Simulation& sim, double fps, long long frames) {
     std::printf(
         "scene %s: %zu fluid particles, %zu boundary particles (%zu on %zu bodies), r = %g m, %g fps, "
         "%lld frames\n",
         scene.name.c_str(), sim.fluidParticleCount(), sim.boundaryParticleCount(), sim.bodySampleCount(),
-        sim.rigidBodies().size(), sim.parameters().get(Param::particleRadius), fps, o.frames);
+        sim.rigidBodies().size(), sim.parameters().get(Param::particleRadius), fps, frames);
     std::printf("%6s %9s %6s %10s %6s %9s %9s\n", "frame", "time s", "steps", "dt ms", "iter", "maxErr %",
                 "Tps ms");
     std::fflush(stdout);
+}
 
+// A leaf far below r hangs the surface (leafSize=1e-6 at r = 20 mm: > 60 s, 950 MB).
+void checkSurfaceLeaf(const Simulation& sim) {
+    try {
+        checkLeafSize("--set leafSize", sim.parameters().get(Param::leafSize),
+                      sim.parameters().get(Param::particleRadius));
+    } catch (const UsageError& e) {
+        throw UsageError(std::string(e.what()) + " (--set surfaceEnabled=false runs without a surface)");
+    }
+}
+
+void exportFrame(const RunOptions& o, Simulation& sim, bool surfaceOn, long long frame) {
+    char name[64];
+    if (!o.exportDir.empty()) {
+        std::snprintf(name, sizeof name, "frame_%05lld.ply", frame);
+        sim.exportParticles((fs::path(o.exportDir) / name).string());
+    }
+    if (!o.meshDir.empty() && surfaceOn) {
+        std::snprintf(name, sizeof name, "mesh_%05lld.ply", frame);
+        sim.exportMesh((fs::path(o.meshDir) / name).string());
+    }
+}
+
+void printFrameLine(const Simulation& sim, long long f, const SurfaceResult* surface) {
+    const FrameStats& fr = sim.lastFrame();
+    std::printf("%6lld %9.4f %6d %10.4f %6.2f %9.3f %9.2f", f, sim.time(), fr.steps, 1e3 * fr.meanDt,
+                fr.meanIterations, 100.0 * fr.maxDensityError, fr.meanPhysicsMs);
+    if (surface)
+        std::printf("   surface: %llu of %zu particles, %llu cubes, %llu triangles, %.1f ms",
+                    (unsigned long long)surface->stats.surfaceParticles, sim.fluidParticleCount(),
+                    (unsigned long long)surface->stats.cubes, (unsigned long long)surface->stats.triangles,
+                    surface->stats.tTotalMs);
+    std::printf("%s%s\n", fr.converged ? "" : "  (eta not met)", fr.blowUp ? "  (blow-up)" : "");
+    std::fflush(stdout);
+}
+
+// Runs frames 1..o.frames (frame 0 is exported), printing and writing each frame's statistics.
+int runFrames(const RunOptions& o, Simulation& sim, double fps, std::ofstream& stats,
+              const std::string& source, const std::string& simSize, std::string& where) {
     const bool surfaceOn = sim.parameters().getb(Param::surfaceEnabled);
-    if (surfaceOn) // a leaf far below r hangs the surface (leafSize=1e-6 at r = 20 mm: > 60 s, 950 MB)
-        try {
-            checkLeafSize("--set leafSize", sim.parameters().get(Param::leafSize),
-                          sim.parameters().get(Param::particleRadius));
-        } catch (const UsageError& e) {
-            throw UsageError(std::string(e.what()) + " (--set surfaceEnabled=false runs without a surface)");
-        }
-
-    auto exportFrame = [&](long long frame) {
-        char name[64];
-        if (!o.exportDir.empty()) {
-            std::snprintf(name, sizeof name, "frame_%05lld.ply", frame);
-            sim.exportParticles((fs::path(o.exportDir) / name).string());
-        }
-        if (!o.meshDir.empty() && surfaceOn) {
-            std::snprintf(name, sizeof name, "mesh_%05lld.ply", frame);
-            sim.exportMesh((fs::path(o.meshDir) / name).string());
-        }
-    };
     // The initial surface: bad surface settings fail before any physics is spent.
     if (surfaceOn && !sim.surface())
         throw std::runtime_error("frame 0: " + sim.surfaceWarning() +
                                  " (--set surfaceEnabled=false runs without a surface)");
-    exportFrame(0);
+    exportFrame(o, sim, surfaceOn, 0);
     long long firstBlowUp = 0;
     std::string blowUpWhy;
     for (long long f = 1; f <= o.frames; ++f) {
@@ -336,15 +336,7 @@ int runSceneIn(const Args& args, std::string& where) {
         const size_t nan = sim.nonFiniteCount(), escaped = fr.escaped;
         // The surface of the frame's last state (the per-step rebuild is the GUI's job).
         const SurfaceResult* surface = surfaceOn ? sim.surface() : nullptr;
-        std::printf("%6lld %9.4f %6d %10.4f %6.2f %9.3f %9.2f", f, sim.time(), fr.steps, 1e3 * fr.meanDt,
-                    fr.meanIterations, 100.0 * fr.maxDensityError, fr.meanPhysicsMs);
-        if (surface)
-            std::printf("   surface: %llu of %zu particles, %llu cubes, %llu triangles, %.1f ms",
-                        (unsigned long long)surface->stats.surfaceParticles, sim.fluidParticleCount(),
-                        (unsigned long long)surface->stats.cubes,
-                        (unsigned long long)surface->stats.triangles, surface->stats.tTotalMs);
-        std::printf("%s%s\n", fr.converged ? "" : "  (eta not met)", fr.blowUp ? "  (blow-up)" : "");
-        std::fflush(stdout);
+        printFrameLine(sim, f, surface);
         if (stats.is_open()) {
             // Non-finite numbers are written as null (nlohmann's dump).
             stats << frameJson(sim, f, nan, escaped, surface).dump() << "\n";
@@ -357,7 +349,7 @@ int runSceneIn(const Args& args, std::string& where) {
         if (surfaceOn && !surface)
             throw std::runtime_error("frame " + std::to_string(f) + ": " + sim.surfaceWarning() +
                                      " (--set surfaceEnabled=false runs without a surface)");
-        exportFrame(f);
+        exportFrame(o, sim, surfaceOn, f);
         if (nan > 0)
             throw std::runtime_error(std::to_string(nan) + " particles have non-finite values at frame " +
                                      std::to_string(f));
@@ -373,6 +365,41 @@ int runSceneIn(const Args& args, std::string& where) {
         return kExitBlowUp;
     }
     return 0;
+}
+
+int runSceneIn(const Args& args, std::string& where) {
+    const RunOptions o = parseRunOptions(args);
+    where = (o.sceneFile.empty() ? "built-in scene '" + o.sceneName + "'" : o.sceneFile) +
+            ": out of memory reading the scene";
+    SceneDescription scene =
+        o.sceneFile.empty() ? SceneLibrary::load(o.sceneName) : loadSceneFile(o.sceneFile);
+    const std::string source = o.sceneFile.empty() ? "built-in scene '" + scene.name + "'" : o.sceneFile;
+    if (o.particles > 0.0)
+        scene.particleRadius = radiusForParticles(scene, o.particles);
+    if (o.radius > 0.0)
+        scene.particleRadius = float(o.radius);
+    const double fps = o.fps > 0.0 ? o.fps : scene.fps;
+
+    checkRunOutputs(o, scene);
+    prepareDirectory("--export-ply", o.exportDir);
+    prepareDirectory("--export-mesh", o.meshDir);
+    std::ofstream stats;
+    if (!o.statsJson.empty()) {
+        stats.open(o.statsJson);
+        if (!stats)
+            throw std::runtime_error("--stats-json: cannot write '" + o.statsJson + "'");
+    }
+
+    std::vector<std::string> overrides = o.sets;
+    // --particles / --radius set the scene radius; an explicit --set particleRadius wins.
+    where = source + ": out of memory building the simulation (" + sizeNote(scene, overrides, nullptr) + ")";
+    Simulation sim(scene, overrides);
+    const std::string simSize = sizeNote(scene, overrides, &sim);
+    where = source + ": out of memory at frame 0 (" + simSize + ")";
+    printRunHeader(scene, sim, fps, o.frames);
+    if (sim.parameters().getb(Param::surfaceEnabled))
+        checkSurfaceLeaf(sim);
+    return runFrames(o, sim, fps, stats, source, simSize, where);
 }
 
 int runCommand(const Args& args) {

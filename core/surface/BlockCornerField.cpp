@@ -47,6 +47,61 @@ inline void owner(int lx, int ly, int lz, int& off, int& idx) {
     off = (lx >> 3) | ((ly >> 3) << 1) | ((lz >> 3) << 2);
     idx = (lx & 7) | ((ly & 7) << 3) | ((lz & 7) << 6);
 }
+
+// Case index and corner values of cell (x, y, z) of a block with neighbours `nbr`.
+inline int cubeIndex(const std::vector<float>& phi, const std::array<int32_t, 8>& nbr, int x, int y, int z,
+                     float* v) {
+    int ci = 0;
+    for (int c = 0; c < 8; ++c) {
+        int off, idx;
+        owner(x + (c & 1), y + ((c >> 1) & 1), z + (c >> 2), off, idx);
+        v[c] = phi[size_t(nbr[size_t(off)]) * 512 + size_t(idx)];
+        ci |= int(v[c] < 0.0f) << c;
+    }
+    return ci;
+}
+
+// Calls f(x, y, z) for each active cell of a block.
+template <class F> inline void forEachCell(const BlockMask& cells, F&& f) {
+    for (int w = 0; w < 8; ++w)
+        for (uint64_t m = cells[size_t(w)]; m; m &= m - 1) {
+            const int bit = std::countr_zero(m);
+            f(bit & 7, bit >> 3, w);
+        }
+}
+
+// Crossing point on edge e of cell (x, y, z) at block origin g0, from the cell's corner values.
+// t is kept off the corners so that a corner with phi = 0 exactly (outside) does not put
+// several vertices at one point.
+inline Vec3f crossing(const Lattice& lattice, const MarchingCubesTable& table, const Vec3i& g0, int x, int y,
+                      int z, const float* v, int e) {
+    const int c = table.edgeCorner(e), axis = table.edgeAxis(e);
+    const float p0 = v[c], p1 = v[c | (1 << axis)];
+    const float t = std::clamp(p0 / (p0 - p1), kMinT, 1.0f - kMinT);
+    const int l[3] = {x + (c & 1), y + ((c >> 1) & 1), z + (c >> 2)};
+    Vec3f p;
+    for (int a = 0; a < 3; ++a)
+        p[a] = lattice.origin[a] + (float(g0[a] + l[a]) + (a == axis ? t : 0.0f)) * lattice.cell;
+    return p;
+}
+
+// Area-weighted vertex normals (the cross product's length is twice the area), normalised.
+void areaWeightedNormals(TriangleMesh& mesh) {
+    mesh.normals.assign(mesh.vertices.size(), Vec3f::Zero());
+    for (const auto& tri : mesh.triangles) {
+        const Vec3f n = (mesh.vertices[tri[1]] - mesh.vertices[tri[0]])
+                            .cross(mesh.vertices[tri[2]] - mesh.vertices[tri[0]]);
+        for (uint32_t i : tri)
+            mesh.normals[i] += n;
+    }
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, mesh.normals.size(), 8192),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t i = r.begin(); i < r.end(); ++i) {
+                              const float len = mesh.normals[i].norm();
+                              mesh.normals[i] = len > 0.0f ? Vec3f(mesh.normals[i] / len) : Vec3f::UnitY();
+                          }
+                      });
+}
 } // namespace
 
 int32_t BlockCornerField::findBlock(uint64_t key) const {
@@ -147,53 +202,57 @@ void BlockCornerField::marchingCubes(TriangleMesh& mesh, bool computeNormals) {
     vertexBase_.resize(nb + 1);
     triBase_.resize(nb + 1);
 
-    // Case index and corner values of cell (x, y, z) of block b.
-    auto cubeIndex = [&](size_t b, int x, int y, int z, float* v) {
-        int ci = 0;
-        for (int c = 0; c < 8; ++c) {
-            int off, idx;
-            owner(x + (c & 1), y + ((c >> 1) & 1), z + (c >> 2), off, idx);
-            v[c] = phi_[size_t(nbr_[b][off]) * 512 + size_t(idx)];
-            ci |= int(v[c] < 0.0f) << c;
-        }
-        return ci;
-    };
-    auto forEachCell = [&](size_t b, auto&& f) {
-        for (int w = 0; w < 8; ++w)
-            for (uint64_t m = cells_[b][w]; m; m &= m - 1) {
-                const int bit = std::countr_zero(m);
-                f(bit & 7, bit >> 3, w);
-            }
-    };
-
-    // Pass 1: crossing edges of active cells, marked in the block owning the edge's lower corner.
+    markCrossingEdges(table);
+    numberVerticesAndTriangles();
+    mesh.vertices.resize(vertexBase_[nb]);
+    mesh.triangles.resize(triBase_[nb]);
+    // Pass 3: vertex positions by linear interpolation, then the triangles.
     tbb::parallel_for(tbb::blocked_range<size_t>(0, nb, 4), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t b = r.begin(); b < r.end(); ++b) {
-            uint32_t tris = 0, extras = 0;
-            forEachCell(b, [&](int x, int y, int z) {
-                float v[8];
-                const int ci = cubeIndex(b, x, y, z, v);
-                if (ci == 0 || ci == 255)
-                    return;
-                const MarchingCubesTable::Entry& entry = table.entry(ci, v);
-                tris += entry.triangleCount;
-                extras += entry.extraCount;
-                for (uint32_t em = table.edgeMask[size_t(ci)]; em; em &= em - 1) {
-                    const int e = std::countr_zero(em);
-                    const int c = table.edgeCorner(e);
-                    int off, idx;
-                    owner(x + (c & 1), y + ((c >> 1) & 1), z + (c >> 2), off, idx);
-                    const int bit = idx * 3 + table.edgeAxis(e);
-                    atomicOr(edgeMask_[size_t(nbr_[b][off])][size_t(bit >> 6)], 1ull << (bit & 63));
-                }
-            });
-            triCount_[b] = tris;
-            extraCount_[b] = extras;
+            const Vec3i g0 = blockCoords(keys_[b]) * 8;
+            const uint32_t v = writeEdgeVertices(b, g0, mesh);
+            writeCellTriangles(table, b, g0, v, mesh);
         }
     });
-    // Pass 2: vertex and triangle numbering (block order, then edge order).
+    mesh.normals.clear();
+    if (computeNormals)
+        areaWeightedNormals(mesh);
+}
+
+// Pass 1: crossing edges of active cells, marked in the block owning the edge's lower corner;
+// the triangle and loop-centre counts per block.
+void BlockCornerField::markCrossingEdges(const MarchingCubesTable& table) {
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, keys_.size(), 4), [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t b = r.begin(); b < r.end(); ++b) {
+                uint32_t tris = 0, extras = 0;
+                forEachCell(cells_[b], [&](int x, int y, int z) {
+                    float v[8];
+                    const int ci = cubeIndex(phi_, nbr_[b], x, y, z, v);
+                    if (ci == 0 || ci == 255)
+                        return;
+                    const MarchingCubesTable::Entry& entry = table.entry(ci, v);
+                    tris += entry.triangleCount;
+                    extras += entry.extraCount;
+                    for (uint32_t em = table.edgeMask[size_t(ci)]; em; em &= em - 1) {
+                        const int e = std::countr_zero(em);
+                        const int c = table.edgeCorner(e);
+                        int off, idx;
+                        owner(x + (c & 1), y + ((c >> 1) & 1), z + (c >> 2), off, idx);
+                        const int bit = idx * 3 + table.edgeAxis(e);
+                        atomicOr(edgeMask_[size_t(nbr_[b][off])][size_t(bit >> 6)], 1ull << (bit & 63));
+                    }
+                });
+                triCount_[b] = tris;
+                extraCount_[b] = extras;
+            }
+        });
+}
+
+// Pass 2: vertex and triangle numbering (block order, then edge order).
+void BlockCornerField::numberVerticesAndTriangles() {
     vertexBase_[0] = triBase_[0] = 0;
-    for (size_t b = 0; b < nb; ++b) {
+    for (size_t b = 0; b < keys_.size(); ++b) {
         uint32_t s = 0;
         for (int w = 0; w < 24; ++w) {
             edgePrefix_[b][w] = s;
@@ -202,102 +261,71 @@ void BlockCornerField::marchingCubes(TriangleMesh& mesh, bool computeNormals) {
         vertexBase_[b + 1] = vertexBase_[b] + s + extraCount_[b];
         triBase_[b + 1] = triBase_[b] + triCount_[b];
     }
-    mesh.vertices.resize(vertexBase_[nb]);
-    mesh.triangles.resize(triBase_[nb]);
-    auto vertexId = [&](size_t b, int bit) {
+}
+
+// Block b's edge vertices by linear interpolation; returns the index after the last one written.
+uint32_t BlockCornerField::writeEdgeVertices(size_t b, const Vec3i& g0, TriangleMesh& mesh) const {
+    uint32_t v = vertexBase_[b];
+    for (int w = 0; w < 24; ++w)
+        for (uint64_t m = edgeMask_[b][w]; m; m &= m - 1) {
+            const int bit = w * 64 + std::countr_zero(m);
+            const int idx = bit / 3, axis = bit % 3;
+            int l[3] = {idx & 7, (idx >> 3) & 7, idx >> 6};
+            const float p0 = phi_[b * 512 + size_t(idx)];
+            l[axis] += 1;
+            int off, idx1;
+            owner(l[0], l[1], l[2], off, idx1);
+            const float p1 = phi_[size_t(nbr_[b][off]) * 512 + size_t(idx1)];
+            l[axis] -= 1;
+            const float t = std::clamp(p0 / (p0 - p1), kMinT, 1.0f - kMinT);
+            Vec3f p;
+            for (int a = 0; a < 3; ++a)
+                p[a] = lattice_.origin[a] + (float(g0[a] + l[a]) + (a == axis ? t : 0.0f)) * lattice_.cell;
+            mesh.vertices[v++] = p;
+        }
+    return v;
+}
+
+// Block b's loop-centre vertices (from index v on) and triangles, cell by cell.
+void BlockCornerField::writeCellTriangles(const MarchingCubesTable& table, size_t b, const Vec3i& g0,
+                                          uint32_t v, TriangleMesh& mesh) const {
+    auto vertexId = [&](size_t ob, int bit) {
         const auto w = size_t(bit >> 6);
-        const uint64_t below = edgeMask_[b][w] & ((1ull << (bit & 63)) - 1ull);
-        return vertexBase_[b] + edgePrefix_[b][w] + uint32_t(std::popcount(below));
+        const uint64_t below = edgeMask_[ob][w] & ((1ull << (bit & 63)) - 1ull);
+        return vertexBase_[ob] + edgePrefix_[ob][w] + uint32_t(std::popcount(below));
     };
-    // Crossing point on edge e of cell (x, y, z) at block origin g0, from the cell's corner values.
-    // t is kept off the corners so that a corner with phi = 0 exactly (outside) does not put
-    // several vertices at one point.
-    auto crossing = [&](const Vec3i& g0, int x, int y, int z, const float* v, int e) {
-        const int c = table.edgeCorner(e), axis = table.edgeAxis(e);
-        const float p0 = v[c], p1 = v[c | (1 << axis)];
-        const float t = std::clamp(p0 / (p0 - p1), kMinT, 1.0f - kMinT);
-        const int l[3] = {x + (c & 1), y + ((c >> 1) & 1), z + (c >> 2)};
-        Vec3f p;
-        for (int a = 0; a < 3; ++a)
-            p[a] = lattice_.origin[a] + (float(g0[a] + l[a]) + (a == axis ? t : 0.0f)) * lattice_.cell;
-        return p;
-    };
-    // Pass 3: vertex positions by linear interpolation, then the triangles.
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, nb, 4), [&](const tbb::blocked_range<size_t>& r) {
-        for (size_t b = r.begin(); b < r.end(); ++b) {
-            const Vec3i g0 = blockCoords(keys_[b]) * 8;
-            uint32_t v = vertexBase_[b];
-            for (int w = 0; w < 24; ++w)
-                for (uint64_t m = edgeMask_[b][w]; m; m &= m - 1) {
-                    const int bit = w * 64 + std::countr_zero(m);
-                    const int idx = bit / 3, axis = bit % 3;
-                    int l[3] = {idx & 7, (idx >> 3) & 7, idx >> 6};
-                    const float p0 = phi_[b * 512 + size_t(idx)];
-                    l[axis] += 1;
-                    int off, idx1;
-                    owner(l[0], l[1], l[2], off, idx1);
-                    const float p1 = phi_[size_t(nbr_[b][off]) * 512 + size_t(idx1)];
-                    l[axis] -= 1;
-                    const float t = std::clamp(p0 / (p0 - p1), kMinT, 1.0f - kMinT);
-                    Vec3f p;
-                    for (int a = 0; a < 3; ++a)
-                        p[a] = lattice_.origin[a] +
-                               (float(g0[a] + l[a]) + (a == axis ? t : 0.0f)) * lattice_.cell;
-                    mesh.vertices[v++] = p;
+    uint32_t t = triBase_[b];
+    forEachCell(cells_[b], [&](int x, int y, int z) {
+        float cv[8];
+        const int ci = cubeIndex(phi_, nbr_[b], x, y, z, cv);
+        if (ci == 0 || ci == 255)
+            return;
+        const MarchingCubesTable::Entry& entry = table.entry(ci, cv);
+        const uint32_t extra0 = v;
+        for (int k = 0; k < entry.extraCount; ++k) { // loop centres: mean of the loop's crossings
+            Vec3f sum = Vec3f::Zero();
+            int cnt = 0;
+            for (uint32_t em = entry.extraLoops[size_t(k)]; em; em &= em - 1, ++cnt)
+                sum += crossing(lattice_, table, g0, x, y, z, cv, std::countr_zero(em));
+            mesh.vertices[v++] = sum / float(cnt);
+        }
+        const auto& tri = entry.triangles;
+        for (int k = 0; tri[size_t(k)] >= 0; k += 3) {
+            std::array<uint32_t, 3> ids;
+            for (int q = 0; q < 3; ++q) {
+                const int e = tri[size_t(k + q)];
+                if (e >= 12) {
+                    ids[size_t(q)] = extra0 + uint32_t(e - 12);
+                    continue;
                 }
-            uint32_t t = triBase_[b];
-            forEachCell(b, [&](int x, int y, int z) {
-                float cv[8];
-                const int ci = cubeIndex(b, x, y, z, cv);
-                if (ci == 0 || ci == 255)
-                    return;
-                const MarchingCubesTable::Entry& entry = table.entry(ci, cv);
-                const uint32_t extra0 = v;
-                for (int k = 0; k < entry.extraCount; ++k) { // loop centres: mean of the loop's crossings
-                    Vec3f sum = Vec3f::Zero();
-                    int cnt = 0;
-                    for (uint32_t em = entry.extraLoops[size_t(k)]; em; em &= em - 1, ++cnt)
-                        sum += crossing(g0, x, y, z, cv, std::countr_zero(em));
-                    mesh.vertices[v++] = sum / float(cnt);
-                }
-                const auto& tri = entry.triangles;
-                for (int k = 0; tri[size_t(k)] >= 0; k += 3) {
-                    std::array<uint32_t, 3> ids;
-                    for (int q = 0; q < 3; ++q) {
-                        const int e = tri[size_t(k + q)];
-                        if (e >= 12) {
-                            ids[size_t(q)] = extra0 + uint32_t(e - 12);
-                            continue;
-                        }
-                        const int c = table.edgeCorner(e);
-                        int off, idx;
-                        owner(x + (c & 1), y + ((c >> 1) & 1), z + (c >> 2), off, idx);
-                        ids[size_t(q)] = vertexId(size_t(nbr_[b][off]), idx * 3 + table.edgeAxis(e));
-                    }
-                    mesh.triangles[t++] = ids;
-                }
-            });
+                const int c = table.edgeCorner(e);
+                int off, idx;
+                owner(x + (c & 1), y + ((c >> 1) & 1), z + (c >> 2), off, idx);
+                ids[size_t(q)] = vertexId(size_t(nbr_[b][off]), idx * 3 + table.edgeAxis(e));
+            }
+            mesh.triangles[t++] = ids;
         }
     });
-    mesh.normals.clear();
-    if (computeNormals) {
-        // Area-weighted face normals (the cross product's length is twice the area).
-        mesh.normals.assign(mesh.vertices.size(), Vec3f::Zero());
-        for (const auto& tri : mesh.triangles) {
-            const Vec3f n = (mesh.vertices[tri[1]] - mesh.vertices[tri[0]])
-                                .cross(mesh.vertices[tri[2]] - mesh.vertices[tri[0]]);
-            for (uint32_t i : tri)
-                mesh.normals[i] += n;
-        }
-        tbb::parallel_for(tbb::blocked_range<size_t>(0, mesh.normals.size(), 8192),
-                          [&](const tbb::blocked_range<size_t>& r) {
-                              for (size_t i = r.begin(); i < r.end(); ++i) {
-                                  const float len = mesh.normals[i].norm();
-                                  mesh.normals[i] =
-                                      len > 0.0f ? Vec3f(mesh.normals[i] / len) : Vec3f::UnitY();
-                              }
-                          });
-    }
 }
 
 size_t BlockCornerField::bytes() const {

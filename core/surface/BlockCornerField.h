@@ -19,6 +19,8 @@
 
 namespace octo {
 
+struct MarchingCubesTable;
+
 /// Cells (i, j, k), i in [0, dims.x), at origin + (i, j, k) * cell; corners likewise.
 struct Lattice {
     Vec3f origin = Vec3f::Zero();
@@ -73,6 +75,12 @@ public:
 
 private:
     int32_t findBlock(uint64_t key) const;
+    // marchingCubes' passes.
+    void markCrossingEdges(const MarchingCubesTable& table);
+    void numberVerticesAndTriangles();
+    uint32_t writeEdgeVertices(size_t b, const Vec3i& g0, TriangleMesh& mesh) const;
+    void writeCellTriangles(const MarchingCubesTable& table, size_t b, const Vec3i& g0, uint32_t v,
+                            TriangleMesh& mesh) const;
 
     Lattice lattice_;
     std::vector<uint64_t> keys_; // sorted

@@ -174,6 +174,46 @@ void SurfaceReconstructor::evaluateCorners() {
     });
 }
 
+// The kernels centred within R of the block's corners, and within reach of the centres of the
+// groups that have corners (per axis, the range of those groups): a kernel outside is in no
+// group's list, so the lists (and their order) are those of the whole block's. False: no corners.
+bool SurfaceReconstructor::gatherBlockKernels(const Vec3i& g0, const BlockMask& corners,
+                                              AnisotropicCandidates& blk) const {
+    const float L = settings_.effectiveLeafSize();
+    const float R = kernels_.settings().kernelRadius;
+    const Vec3f lo = lattice_.corner(g0.x(), g0.y(), g0.z());
+    const Vec3f hi = lo.array() + 7.0f * L;
+    const float reach = R + 0.5f * std::sqrt(3.0f) * L;
+    uint64_t plane = 0; // bit x + 8 y: a corner in some layer
+    int zMin = 8, zMax = -1;
+    for (int w = 0; w < 8; ++w)
+        if (corners[size_t(w)]) {
+            plane |= corners[size_t(w)];
+            zMin = std::min(zMin, w);
+            zMax = std::max(zMax, w);
+        }
+    if (!plane)
+        return false;
+    uint64_t columns = plane; // bit x: a corner in some row
+    columns |= columns >> 32;
+    columns |= columns >> 16;
+    columns |= columns >> 8;
+    columns &= 0xFFu;
+    const int xMin = std::countr_zero(columns), xMax = 63 - std::countl_zero(columns);
+    const int yMin = std::countr_zero(plane) / 8, yMax = (63 - std::countl_zero(plane)) / 8;
+    const int gMin[3] = {xMin & ~1, yMin & ~1, zMin & ~1}, gMax[3] = {xMax & ~1, yMax & ~1, zMax & ~1};
+    const float margin = 1e-3f * L; // rounding: the box holds every used group's ball
+    Vec3f keepLo, keepHi;
+    for (int a = 0; a < 3; ++a) {
+        keepLo[a] = std::max(lo[a] - R, lo[a] + (float(gMin[a]) + 0.5f) * L - reach - margin);
+        keepHi[a] = std::min(hi[a] + R, lo[a] + (float(gMax[a]) + 0.5f) * L + reach + margin);
+    }
+    const float shift = kernels_.maxShift() + margin;
+    blk.clear();
+    kernels_.gather(grid_, keepLo.array() - shift, keepHi.array() + shift, keepLo, keepHi, lo, blk);
+    return true;
+}
+
 void SurfaceReconstructor::evaluateAnisotropicCorners() {
     // As evaluateCorners: the kernels that can reach the block are copied once (found by their
     // particle's position, within R + the largest centre shift), then filtered per 2x2x2 group.
@@ -185,38 +225,9 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
         AnisotropicCandidates& blk = scratch.blockKernels;
         AnisotropicCandidates& cand = scratch.groupKernels;
         const Vec3f lo = lattice_.corner(g0.x(), g0.y(), g0.z());
-        const Vec3f hi = lo.array() + 7.0f * L;
         const float reach = R + 0.5f * std::sqrt(3.0f) * L, reach2 = reach * reach;
-        // The kernels centred within R of the block's corners, and within reach of the centres of
-        // the groups that have corners (per axis, the range of those groups): a kernel outside is
-        // in no group's list, so the lists (and their order) are those of the whole block's.
-        uint64_t plane = 0; // bit x + 8 y: a corner in some layer
-        int zMin = 8, zMax = -1;
-        for (int w = 0; w < 8; ++w)
-            if (corners[size_t(w)]) {
-                plane |= corners[size_t(w)];
-                zMin = std::min(zMin, w);
-                zMax = std::max(zMax, w);
-            }
-        if (!plane)
+        if (!gatherBlockKernels(g0, corners, blk))
             return;
-        uint64_t columns = plane; // bit x: a corner in some row
-        columns |= columns >> 32;
-        columns |= columns >> 16;
-        columns |= columns >> 8;
-        columns &= 0xFFu;
-        const int xMin = std::countr_zero(columns), xMax = 63 - std::countl_zero(columns);
-        const int yMin = std::countr_zero(plane) / 8, yMax = (63 - std::countl_zero(plane)) / 8;
-        const int gMin[3] = {xMin & ~1, yMin & ~1, zMin & ~1}, gMax[3] = {xMax & ~1, yMax & ~1, zMax & ~1};
-        const float margin = 1e-3f * L; // rounding: the box holds every used group's ball
-        Vec3f keepLo, keepHi;
-        for (int a = 0; a < 3; ++a) {
-            keepLo[a] = std::max(lo[a] - R, lo[a] + (float(gMin[a]) + 0.5f) * L - reach - margin);
-            keepHi[a] = std::min(hi[a] + R, lo[a] + (float(gMax[a]) + 0.5f) * L + reach + margin);
-        }
-        const float shift = kernels_.maxShift() + margin;
-        blk.clear();
-        kernels_.gather(grid_, keepLo.array() - shift, keepHi.array() + shift, keepLo, keepHi, lo, blk);
         // Filtered in three steps (the groups' z slab, their row, the group): a kernel is tested
         // about 1 + 4 x 1/2 + 16 x 1/4 times per block instead of 64. A row's centres are copied,
         // so its groups are tested four at a time.
@@ -312,25 +323,17 @@ void SurfaceReconstructor::finishMesh() {
     });
 }
 
-void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals, bool velocities) {
-    // One pass over the marching-cubes vertices (before smoothing), grouped by cubes of 2L (like the
-    // corners' 2x2x2 groups): a group copies the kernels within R + its half diagonal of its centre
-    // once, and each vertex sums their gradients in one SIMD pass:
-    //  - the normal -grad f / |grad f| (the field's; smoothing moves a vertex by a fraction of L,
-    //    over which the field's direction barely turns);
-    //  - the feature weight of the smoothing (Loeschner et al. 2023): the kernels centred within R
-    //    of the vertex. Over bulk fluid a vertex sees ~13 (half a ball of radius 2 d0, minus the gap
-    //    to the surface); near a drop, a filament or a rim only a few, and it is not moved;
-    //  - the velocity: sum W v / sum W over the same kernels centred within R of the vertex,
-    //    W = (1 - d^2 / R^2)^3, v their particles' velocities (at the vertex as marching cubes
-    //    placed it: smoothing moves it by a fraction of L).
-    constexpr float kFew = 4.0f, kMany = 10.0f;
-    TriangleMesh& mesh = result_.mesh;
+struct SurfaceReconstructor::VertexFieldJob {
+    bool weights, normals, velocities;
+    float g, R, reach, reach2, find;
+    Vec3i superDims;
+};
+
+// Sorts the vertices by group of 2L and super-group (vertexKeys_), and marks where each group
+// (groupStart_) and each super-group's groups (superStart_) begin.
+void SurfaceReconstructor::groupVertices(float invG, const Vec3i& dims, const Vec3i& superDims) {
+    const TriangleMesh& mesh = result_.mesh;
     const size_t nv = mesh.vertices.size();
-    const float g = 2.0f * lattice_.cell, invG = 1.0f / g;
-    const float R = kernels_.settings().kernelRadius;
-    const Vec3i dims = (lattice_.dims.array() + 3) / 2 + 2; // groups per axis, with a margin
-    const Vec3i superDims = (dims.array() + 1) / 2;         // 2x2x2 groups per super-group
     // key = super-group (z, y, x major) * 8 + the group's octant in it: the groups of one
     // super-group are consecutive once sorted.
     vertexKeys_.resize(nv);
@@ -357,95 +360,127 @@ void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals, bool velo
         }
     superStart_.push_back(uint32_t(groupStart_.size()));
     groupStart_.push_back(uint32_t(nv));
+}
+
+void SurfaceReconstructor::vertexFieldPass(bool weights, bool normals, bool velocities) {
+    // One pass over the marching-cubes vertices (before smoothing), grouped by cubes of 2L (like the
+    // corners' 2x2x2 groups): a group copies the kernels within R + its half diagonal of its centre
+    // once, and each vertex sums their gradients in one SIMD pass:
+    //  - the normal -grad f / |grad f| (the field's; smoothing moves a vertex by a fraction of L,
+    //    over which the field's direction barely turns);
+    //  - the feature weight of the smoothing (Loeschner et al. 2023): the kernels centred within R
+    //    of the vertex. Over bulk fluid a vertex sees ~13 (half a ball of radius 2 d0, minus the gap
+    //    to the surface); near a drop, a filament or a rim only a few, and it is not moved;
+    //  - the velocity: sum W v / sum W over the same kernels centred within R of the vertex,
+    //    W = (1 - d^2 / R^2)^3, v their particles' velocities (at the vertex as marching cubes
+    //    placed it: smoothing moves it by a fraction of L).
+    TriangleMesh& mesh = result_.mesh;
+    const size_t nv = mesh.vertices.size();
+    const float g = 2.0f * lattice_.cell, invG = 1.0f / g;
+    const float R = kernels_.settings().kernelRadius;
+    const Vec3i dims = (lattice_.dims.array() + 3) / 2 + 2; // groups per axis, with a margin
+    const Vec3i superDims = (dims.array() + 1) / 2;         // 2x2x2 groups per super-group
+    groupVertices(invG, dims, superDims);
     if (normals && mesh.normals.size() != nv)
         mesh.normals.assign(nv, Vec3f::UnitY());
     if (weights)
         vertexWeight_.resize(nv);
     const float reach = R + 0.5f * std::sqrt(3.0f) * g * 1.001f, reach2 = reach * reach;
     const float find = reach + kernels_.maxShift();
-    tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, superStart_.size() - 1, 2), [&](const tbb::blocked_range<size_t>& r) {
-            CornerScratch& scratch = cornerScratch_.local();
-            AnisotropicCandidates& cand = scratch.groupKernels;
-            for (size_t sup = r.begin(); sup < r.end(); ++sup) {
-                // The super-group's kernels: those centred within reach of the box of its group
-                // centres, found once in the grid (cells of the box grown by find). A group's
-                // candidates are then filtered from this contiguous list: the same kernels in the
-                // same order (grid cells z, y, x, then sorted index) as a grid search of its own.
-                uint64_t superKey = vertexKeys_[groupStart_[superStart_[sup]]].first >> 3;
-                Vec3i first; // group coordinates of octant 0
-                for (int a = 0; a < 3; ++a) {
-                    first[a] = 2 * int(superKey % uint64_t(superDims[a]));
-                    superKey /= uint64_t(superDims[a]);
-                }
-                // A group's centre, as the group's own search would take it.
-                auto groupCentre = [&](uint32_t octant) {
-                    Vec3f c;
-                    for (int a = 0; a < 3; ++a)
-                        c[a] =
-                            lattice_.origin[a] + (float(first[a] + int((octant >> a) & 1u) - 1) + 0.5f) * g;
-                    return c;
-                };
-                // The box of the centres of the groups that hold vertices (often half the octants):
-                // a smaller box keeps the same kernels for each of them, in the same order.
-                uint32_t anyLow = 0, anyHigh = 0; // per axis bit: some group at the low / high side
-                for (uint32_t grp = superStart_[sup]; grp < superStart_[sup + 1]; ++grp) {
-                    const auto octant = uint32_t(vertexKeys_[groupStart_[grp]].first & 7u);
-                    anyLow |= ~octant & 7u;
-                    anyHigh |= octant;
-                }
-                const Vec3f lo = groupCentre(~anyLow & 7u), hi = groupCentre(anyHigh);
-                const float margin = 1e-4f * g; // the box holds each group's ball despite rounding
-                const Vec3f klo = lo.array() - (reach + margin), khi = hi.array() + (reach + margin);
-                AnisotropicCandidates& super = scratch.blockKernels; // absolute centres
-                std::vector<uint32_t>& superIds = scratch.superIds;
-                super.clear();
-                const float findBox = find + margin;
-                kernels_.gather(grid_, lo.array() - findBox, hi.array() + findBox, klo, khi, Vec3f::Zero(),
-                                super, &superIds);
-                for (uint32_t grp = superStart_[sup]; grp < superStart_[sup + 1]; ++grp) {
-                    const auto octant = uint32_t(vertexKeys_[groupStart_[grp]].first & 7u);
-                    const Vec3f centre = groupCentre(octant);
-                    std::vector<uint32_t>& kept = scratch.group; // positions in super
-                    if (kept.size() < super.count)
-                        kept.resize(super.count);
-                    const size_t nk = keepWithin(super.x.data(), super.y.data(), super.z.data(), nullptr,
-                                                 super.count, centre, reach2, kept.data());
-                    cand.assignFrom(super, kept.data(), nk, centre);
-                    if (velocities) {
-                        const size_t np = cand.padded();
-                        for (std::vector<float>* a : {&scratch.vx, &scratch.vy, &scratch.vz})
-                            if (a->size() < np)
-                                a->resize(std::max(np, 2 * a->size()));
-                        for (size_t k = 0; k < np; ++k) {
-                            const Vec3f u = k < nk ? vs_[superIds[kept[k]]] : Vec3f::Zero();
-                            scratch.vx[k] = u.x();
-                            scratch.vy[k] = u.y();
-                            scratch.vz[k] = u.z();
-                        }
-                    }
-                    for (uint32_t k = groupStart_[grp]; k < groupStart_[grp + 1]; ++k) {
-                        const uint32_t v = vertexKeys_[k].second;
-                        if (velocities)
-                            mesh.velocities[v] =
-                                kernelWeightedMean(cand, mesh.vertices[v] - centre, R, scratch.vx.data(),
-                                                   scratch.vy.data(), scratch.vz.data());
-                        if (!weights && !normals)
-                            continue;
-                        int near = 0;
-                        const Vec3f grad =
-                            anisotropicFieldGradient(cand, mesh.vertices[v] - centre, R, &near);
-                        const float len = grad.norm();
-                        if (normals && len > 0.0f && std::isfinite(len))
-                            mesh.normals[v] = -grad / len; // f grows inwards
-                        if (weights) {
-                            const float t = std::clamp((float(near) - kFew) / (kMany - kFew), 0.0f, 1.0f);
-                            vertexWeight_[v] = t * t * (3.0f - 2.0f * t);
-                        }
-                    }
-                }
-            }
-        });
+    const VertexFieldJob job{weights, normals, velocities, g, R, reach, reach2, find, superDims};
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, superStart_.size() - 1, 2),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          CornerScratch& scratch = cornerScratch_.local();
+                          for (size_t sup = r.begin(); sup < r.end(); ++sup)
+                              vertexFieldSuperGroup(job, sup, scratch);
+                      });
+}
+
+void SurfaceReconstructor::vertexFieldSuperGroup(const VertexFieldJob& job, size_t sup,
+                                                 CornerScratch& scratch) {
+    const float g = job.g, reach = job.reach;
+    // The super-group's kernels: those centred within reach of the box of its group
+    // centres, found once in the grid (cells of the box grown by find). A group's
+    // candidates are then filtered from this contiguous list: the same kernels in the
+    // same order (grid cells z, y, x, then sorted index) as a grid search of its own.
+    uint64_t superKey = vertexKeys_[groupStart_[superStart_[sup]]].first >> 3;
+    Vec3i first; // group coordinates of octant 0
+    for (int a = 0; a < 3; ++a) {
+        first[a] = 2 * int(superKey % uint64_t(job.superDims[a]));
+        superKey /= uint64_t(job.superDims[a]);
+    }
+    // A group's centre, as the group's own search would take it.
+    auto groupCentre = [&](uint32_t octant) {
+        Vec3f c;
+        for (int a = 0; a < 3; ++a)
+            c[a] = lattice_.origin[a] + (float(first[a] + int((octant >> a) & 1u) - 1) + 0.5f) * g;
+        return c;
+    };
+    // The box of the centres of the groups that hold vertices (often half the octants):
+    // a smaller box keeps the same kernels for each of them, in the same order.
+    uint32_t anyLow = 0, anyHigh = 0; // per axis bit: some group at the low / high side
+    for (uint32_t grp = superStart_[sup]; grp < superStart_[sup + 1]; ++grp) {
+        const auto octant = uint32_t(vertexKeys_[groupStart_[grp]].first & 7u);
+        anyLow |= ~octant & 7u;
+        anyHigh |= octant;
+    }
+    const Vec3f lo = groupCentre(~anyLow & 7u), hi = groupCentre(anyHigh);
+    const float margin = 1e-4f * g; // the box holds each group's ball despite rounding
+    const Vec3f klo = lo.array() - (reach + margin), khi = hi.array() + (reach + margin);
+    AnisotropicCandidates& super = scratch.blockKernels; // absolute centres
+    super.clear();
+    const float findBox = job.find + margin;
+    kernels_.gather(grid_, lo.array() - findBox, hi.array() + findBox, klo, khi, Vec3f::Zero(), super,
+                    &scratch.superIds);
+    for (uint32_t grp = superStart_[sup]; grp < superStart_[sup + 1]; ++grp)
+        vertexFieldGroup(job, grp, groupCentre(uint32_t(vertexKeys_[groupStart_[grp]].first & 7u)), scratch);
+}
+
+// One group's vertices: its kernels filtered from the super-group's (scratch.blockKernels),
+// then per vertex the velocity, the normal and the smoothing weight.
+void SurfaceReconstructor::vertexFieldGroup(const VertexFieldJob& job, uint32_t grp, const Vec3f& centre,
+                                            CornerScratch& scratch) {
+    constexpr float kFew = 4.0f, kMany = 10.0f;
+    TriangleMesh& mesh = result_.mesh;
+    const float R = job.R;
+    const bool weights = job.weights, normals = job.normals, velocities = job.velocities;
+    const AnisotropicCandidates& super = scratch.blockKernels;
+    AnisotropicCandidates& cand = scratch.groupKernels;
+    std::vector<uint32_t>& kept = scratch.group; // positions in super
+    if (kept.size() < super.count)
+        kept.resize(super.count);
+    const size_t nk = keepWithin(super.x.data(), super.y.data(), super.z.data(), nullptr, super.count, centre,
+                                 job.reach2, kept.data());
+    cand.assignFrom(super, kept.data(), nk, centre);
+    if (velocities) {
+        const size_t np = cand.padded();
+        for (std::vector<float>* a : {&scratch.vx, &scratch.vy, &scratch.vz})
+            if (a->size() < np)
+                a->resize(std::max(np, 2 * a->size()));
+        for (size_t k = 0; k < np; ++k) {
+            const Vec3f u = k < nk ? vs_[scratch.superIds[kept[k]]] : Vec3f::Zero();
+            scratch.vx[k] = u.x();
+            scratch.vy[k] = u.y();
+            scratch.vz[k] = u.z();
+        }
+    }
+    for (uint32_t k = groupStart_[grp]; k < groupStart_[grp + 1]; ++k) {
+        const uint32_t v = vertexKeys_[k].second;
+        if (velocities)
+            mesh.velocities[v] = kernelWeightedMean(cand, mesh.vertices[v] - centre, R, scratch.vx.data(),
+                                                    scratch.vy.data(), scratch.vz.data());
+        if (!weights && !normals)
+            continue;
+        int near = 0;
+        const Vec3f grad = anisotropicFieldGradient(cand, mesh.vertices[v] - centre, R, &near);
+        const float len = grad.norm();
+        if (normals && len > 0.0f && std::isfinite(len))
+            mesh.normals[v] = -grad / len; // f grows inwards
+        if (weights) {
+            const float t = std::clamp((float(near) - kFew) / (kMany - kFew), 0.0f, 1.0f);
+            vertexWeight_[v] = t * t * (3.0f - 2.0f * t);
+        }
+    }
 }
 
 void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,

@@ -97,6 +97,14 @@ private:
         CovarianceScratch covariance;           // AnisotropicKernels::compute
     };
     tbb::enumerable_thread_specific<CornerScratch> cornerScratch_;
+
+    // evaluateAnisotropicCorners' and vertexFieldPass' parts.
+    bool gatherBlockKernels(const Vec3i& g0, const BlockMask& corners, AnisotropicCandidates& blk) const;
+    struct VertexFieldJob;
+    void groupVertices(float invG, const Vec3i& dims, const Vec3i& superDims);
+    void vertexFieldSuperGroup(const VertexFieldJob& job, size_t sup, CornerScratch& scratch);
+    void vertexFieldGroup(const VertexFieldJob& job, uint32_t grp, const Vec3f& centre,
+                          CornerScratch& scratch);
 };
 
 } // namespace octo
