@@ -32,42 +32,36 @@ template <class F> void forEachSegmentPoint(const Vec3f& p, const Vec3f& q, floa
 
 } // namespace
 
-std::vector<Vec3f> sampleBoundary(const TriangleMesh& mesh, float r0, const BoundarySamplingOptions& opt,
-                                  BoundarySamplingStats* stats, size_t maxSamples) {
-    if (!(r0 > 0.0f))
-        throw std::invalid_argument("sampleBoundary: spacing r0 must be positive");
-    BoundarySamplingStats st;
-    const float s = opt.latticeFactor * r0;
-    const float minDist = opt.minSpacingFactor * r0;
-    const auto& V = mesh.vertices;
-
-    double area = 0.0;
-    for (const auto& t : mesh.triangles)
-        area += 0.5 * (V[t[1]] - V[t[0]]).cross(V[t[2]] - V[t[0]]).norm();
-    if (area / (double(r0) * r0) > double(maxSamples))
-        throw std::invalid_argument("sampleBoundary: spacing " + std::to_string(r0) +
-                                    " m is too small for a surface of " + std::to_string(area) + " m²");
-
-    PointHash hash(r0);
-    hash.reserve(size_t(2.0 * area / (double(s) * s)) + V.size() / 4 + 16);
-    auto offer = [&](const Vec3f& p, size_t& counter) {
+namespace {
+/// Accepts candidate points at least minDist from every accepted one (Akinci et al. 2013).
+struct SampleSet {
+    PointHash hash;
+    BoundarySamplingStats& st;
+    float minDist;
+    void offer(const Vec3f& p, size_t& counter) {
         ++st.candidates;
         if (!hash.anyWithin(p, minDist)) {
             hash.insert(p);
             ++counter;
         }
-    };
+    }
+};
 
-    // 1. Vertices (those used by triangles).
+/// 1. The vertices that triangles use.
+void sampleVertices(const TriangleMesh& mesh, SampleSet& set) {
+    const auto& V = mesh.vertices;
     std::vector<uint8_t> used(V.size(), 0);
     for (const auto& t : mesh.triangles)
         for (uint32_t i : t)
             used[i] = 1;
     for (size_t i = 0; i < V.size(); ++i)
         if (used[i])
-            offer(V[i], st.vertexSamples);
+            set.offer(V[i], set.st.vertexSamples);
+}
 
-    // 2. Edges, each undirected edge once.
+/// 2. Points along the edges, each undirected edge once.
+void sampleEdges(const TriangleMesh& mesh, float s, SampleSet& set) {
+    const auto& V = mesh.vertices;
     std::unordered_set<uint64_t> done;
     done.reserve(mesh.triangles.size() * 2);
     for (const auto& t : mesh.triangles)
@@ -75,11 +69,14 @@ std::vector<Vec3f> sampleBoundary(const TriangleMesh& mesh, float r0, const Boun
             const uint32_t a = std::min(t[k], t[(k + 1) % 3]), b = std::max(t[k], t[(k + 1) % 3]);
             if (!done.insert((uint64_t(a) << 32) | b).second)
                 continue;
-            forEachSegmentPoint(V[a], V[b], s, [&](const Vec3f& p) { offer(p, st.edgeSamples); });
+            forEachSegmentPoint(V[a], V[b], s, [&](const Vec3f& p) { set.offer(p, set.st.edgeSamples); });
         }
+}
 
-    // 3. Interior: scan lines parallel to the shortest edge (a, b), stepped toward the opposite
-    //    vertex c along the in-plane inward normal (Akinci et al. 2013).
+/// 3. Interior: scan lines parallel to the shortest edge (a, b), stepped toward the opposite
+///    vertex c along the in-plane inward normal (Akinci et al. 2013).
+void sampleInteriors(const TriangleMesh& mesh, float s, SampleSet& set) {
+    const auto& V = mesh.vertices;
     for (const auto& t : mesh.triangles) {
         int k = 0;
         float shortest = std::numeric_limits<float>::max();
@@ -102,15 +99,18 @@ std::vector<Vec3f> sampleBoundary(const TriangleMesh& mesh, float r0, const Boun
         for (int line = 1; float(line) * s < height; ++line) {
             const float lambda = float(line) * s / height;
             const Vec3f p = a + lambda * (c - a), q = b + lambda * (c - b);
-            forEachSegmentPoint(p, q, s, [&](const Vec3f& x) { offer(x, st.interiorSamples); });
+            forEachSegmentPoint(p, q, s, [&](const Vec3f& x) { set.offer(x, set.st.interiorSamples); });
             // Lines shorter than s have no inner point; their middle keeps thin tips covered.
             if ((q - p).norm() < s)
-                offer(0.5f * (p + q), st.interiorSamples);
+                set.offer(0.5f * (p + q), set.st.interiorSamples);
         }
     }
+}
 
-    // 4. Fill: probe every triangle; probes farther than fillThreshold·r0 from every sample
-    //    become samples. First find candidates in parallel (read-only), then insert in order.
+/// 4. Fill: probe every triangle; probes farther than fillThreshold r0 from every sample become
+///    samples. Candidates are found in parallel (read-only), then inserted in order.
+void fillHoles(const TriangleMesh& mesh, float r0, const BoundarySamplingOptions& opt, SampleSet& set) {
+    const auto& V = mesh.vertices;
     const float fill2 = (opt.fillThreshold * r0) * (opt.fillThreshold * r0);
     const float probeStep = opt.probeSpacingFactor * r0;
     std::vector<std::vector<Vec3f>> holes(mesh.triangles.size());
@@ -119,21 +119,44 @@ std::vector<Vec3f> sampleBoundary(const TriangleMesh& mesh, float r0, const Boun
                           for (size_t i = r.begin(); i != r.end(); ++i) {
                               const auto& t = mesh.triangles[i];
                               forEachProbe(V[t[0]], V[t[1]], V[t[2]], probeStep, [&](const Vec3f& p) {
-                                  if (hash.nearestSquaredDistance(p) > fill2)
+                                  if (set.hash.nearestSquaredDistance(p) > fill2)
                                       holes[i].push_back(p);
                               });
                           }
                       });
     for (const auto& list : holes)
         for (const Vec3f& p : list)
-            if (hash.nearestSquaredDistance(p) > fill2) {
-                hash.insert(p);
-                ++st.fillSamples;
+            if (set.hash.nearestSquaredDistance(p) > fill2) {
+                set.hash.insert(p);
+                ++set.st.fillSamples;
             }
+}
+} // namespace
 
+std::vector<Vec3f> sampleBoundary(const TriangleMesh& mesh, float r0, const BoundarySamplingOptions& opt,
+                                  BoundarySamplingStats* stats, size_t maxSamples) {
+    if (!(r0 > 0.0f))
+        throw std::invalid_argument("sampleBoundary: spacing r0 must be positive");
+    const float s = opt.latticeFactor * r0;
+    double area = 0.0;
+    for (const auto& t : mesh.triangles)
+        area += 0.5 * (mesh.vertices[t[1]] - mesh.vertices[t[0]])
+                          .cross(mesh.vertices[t[2]] - mesh.vertices[t[0]])
+                          .norm();
+    if (area / (double(r0) * r0) > double(maxSamples))
+        throw std::invalid_argument("sampleBoundary: spacing " + std::to_string(r0) +
+                                    " m is too small for a surface of " + std::to_string(area) + " m²");
+
+    BoundarySamplingStats st;
+    SampleSet set{PointHash(r0), st, opt.minSpacingFactor * r0};
+    set.hash.reserve(size_t(2.0 * area / (double(s) * s)) + mesh.vertices.size() / 4 + 16);
+    sampleVertices(mesh, set);
+    sampleEdges(mesh, s, set);
+    sampleInteriors(mesh, s, set);
+    fillHoles(mesh, r0, opt, set);
     if (stats)
         *stats = st;
-    return hash.points();
+    return set.hash.points();
 }
 
 SamplingQuality measureSamplingQuality(const TriangleMesh& mesh, const std::vector<Vec3f>& samples, float r0,
