@@ -51,34 +51,38 @@ uint64_t mortonSpread(uint64_t v) {
 }
 } // namespace
 
-void octreeEdges(const std::vector<OctreeNodeBox>& nodes, const OctreeFilter& filter,
-                 OctreeEdgeScratch& scratch, std::vector<OctreeEdgeVertex>& out,
-                 std::pair<int, int>& depthRange) {
-    out.clear();
-    int lo = 255, hi = 0;
+namespace {
+bool passesFilter(const OctreeNodeBox& n, const OctreeFilter& filter) {
+    return (filter.classMask >> int(n.cls) & 1) && n.depth >= filter.minDepth && n.depth <= filter.maxDepth &&
+           n.edge > 0.0f;
+}
+
+/// The shown nodes' lattice: the lowest corner and the finest edge; the depth range of all nodes.
+struct ShownNodes {
     Vec3f origin = Vec3f::Constant(std::numeric_limits<float>::max());
     float cell = std::numeric_limits<float>::max();
-    size_t shown = 0;
-    const auto passes = [&](const OctreeNodeBox& n) {
-        return (filter.classMask >> int(n.cls) & 1) && n.depth >= filter.minDepth &&
-               n.depth <= filter.maxDepth;
-    };
+    size_t count = 0;
+};
+ShownNodes shownNodes(const std::vector<OctreeNodeBox>& nodes, const OctreeFilter& filter,
+                      std::pair<int, int>& depthRange) {
+    ShownNodes shown;
+    int lo = 255, hi = 0;
     for (const OctreeNodeBox& n : nodes) {
         lo = std::min(lo, int(n.depth));
         hi = std::max(hi, int(n.depth));
-        if (!passes(n) || !(n.edge > 0.0f))
+        if (!passesFilter(n, filter))
             continue;
-        ++shown;
-        origin = origin.cwiseMin(n.min);
-        cell = std::min(cell, n.edge);
+        ++shown.count;
+        shown.origin = shown.origin.cwiseMin(n.min);
+        shown.cell = std::min(shown.cell, n.edge);
     }
     depthRange = nodes.empty() ? std::pair{0, 0} : std::pair{lo, hi};
-    if (shown == 0)
-        return;
-    // Node corners lie on a lattice of the finest shown edge from the lowest corner: an edge is
-    // keyed by its integer start, axis and depth (19 bits per coordinate, 2 for the axis, 5 depth).
-    constexpr int64_t kMaxCoord = (int64_t(1) << 19) - 2;
-    size_t tableSize = 1024;
+    return shown;
+}
+
+/// Sizes the edge hash for `shown` nodes; false when it would be too large to deduplicate.
+bool prepareEdgeTable(OctreeEdgeScratch& scratch, size_t shown, size_t& tableSize) {
+    tableSize = 1024;
     while (tableSize < 16 * shown) // > 12 edges per shown node: probing always ends
         tableSize *= 2;
     tableSize = std::max(tableSize, scratch.table.size()); // only grows: no page faults per rebuild
@@ -87,10 +91,29 @@ void octreeEdges(const std::vector<OctreeNodeBox>& nodes, const OctreeFilter& fi
         scratch.table.assign(tableSize, {0, 0, 0, 0});
         scratch.generation = 1;
     }
+    return dedupe;
+}
+} // namespace
+
+void octreeEdges(const std::vector<OctreeNodeBox>& nodes, const OctreeFilter& filter,
+                 OctreeEdgeScratch& scratch, std::vector<OctreeEdgeVertex>& out,
+                 std::pair<int, int>& depthRange) {
+    out.clear();
+    const ShownNodes shownSet = shownNodes(nodes, filter, depthRange);
+    const size_t shown = shownSet.count;
+    const Vec3f origin = shownSet.origin;
+    const float cell = shownSet.cell;
+    if (shown == 0)
+        return;
+    // Node corners lie on a lattice of the finest shown edge from the lowest corner: an edge is
+    // keyed by its integer start, axis and depth (19 bits per coordinate, 2 for the axis, 5 depth).
+    constexpr int64_t kMaxCoord = (int64_t(1) << 19) - 2;
+    size_t tableSize = 0;
+    const bool dedupe = prepareEdgeTable(scratch, shown, tableSize);
     const uint16_t gen = scratch.generation;
     out.reserve(2 * 4 * shown);
     for (const OctreeNodeBox& n : nodes) {
-        if (!passes(n) || !(n.edge > 0.0f))
+        if (!passesFilter(n, filter))
             continue;
         int64_t c[3];
         bool onLattice = dedupe;

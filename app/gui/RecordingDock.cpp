@@ -19,6 +19,7 @@
 
 namespace octo::app {
 
+// The dock's form, row by row; long because each control is connected where it is placed.
 RecordingDock::RecordingDock(FrameRecorder* recorder, ViewportWidget* viewport, SimulationWorker* worker,
                              QWidget* parent)
     : QWidget(parent), recorder_(recorder), viewport_(viewport), worker_(worker) {
