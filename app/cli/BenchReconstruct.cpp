@@ -2,6 +2,7 @@
 // (resting block and a dam-break-like frame at about 50 k, 200 k and 1 M particles).
 #include "BenchReconstruct.h"
 #include "ArgParser.h"
+#include "common/Parameters.h"
 
 #include "surface/ParticleShapes.h"
 #include "surface/SurfaceReconstructor.h"
@@ -33,7 +34,7 @@ struct BenchOptions {
     bool quick = false;
     int runs = 3, threads = 0;
     std::string jsonPath;
-    std::vector<std::string> methods = {"octree", "uniform", "narrow", "sparse"};
+    std::vector<std::string> methods = findParameter("surfaceMethod")->choices; // all of them
     std::vector<size_t> sizesArg;
     int sceneFirst = 0, sceneLast = 1;
 };

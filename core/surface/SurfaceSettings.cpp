@@ -5,47 +5,51 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace octo {
 
+namespace {
+// The names are the parameter table's choices (common/Parameters.cpp), in the enums' order
+// (test_surface_reconstruction checks the round trip), so they are written once.
+const std::vector<std::string>& choicesOf(const char* parameter) {
+    return findParameter(parameter)->choices;
+}
+
+std::string expectedChoices(const std::vector<std::string>& names) {
+    std::string text;
+    for (const std::string& n : names)
+        text += (text.empty() ? "" : "|") + n;
+    return text;
+}
+
+template <class Enum> Enum parseChoice(const char* parameter, const char* what, const std::string& name) {
+    const auto& names = choicesOf(parameter);
+    for (size_t i = 0; i < names.size(); ++i)
+        if (name == names[i])
+            return Enum(i);
+    throw std::invalid_argument("unknown surface " + std::string(what) + " '" + name + "', expected one of " +
+                                expectedChoices(names));
+}
+} // namespace
+
 const char* surfaceMethodName(SurfaceMethod m) {
-    switch (m) {
-    case SurfaceMethod::Octree:
-        return "octree";
-    case SurfaceMethod::Uniform:
-        return "uniform";
-    case SurfaceMethod::Narrow:
-        return "narrow";
-    case SurfaceMethod::Sparse:
-        return "sparse";
-    }
-    return "?";
+    const auto& names = choicesOf("surfaceMethod");
+    return size_t(m) < names.size() ? names[size_t(m)].c_str() : "?";
 }
 
 SurfaceMethod parseSurfaceMethod(const std::string& name) {
-    for (SurfaceMethod m :
-         {SurfaceMethod::Octree, SurfaceMethod::Uniform, SurfaceMethod::Narrow, SurfaceMethod::Sparse})
-        if (name == surfaceMethodName(m))
-            return m;
-    throw std::invalid_argument("unknown surface method '" + name +
-                                "', expected one of octree|uniform|narrow|sparse");
+    return parseChoice<SurfaceMethod>("surfaceMethod", "method", name);
 }
 
 const char* surfaceFieldName(SurfaceField f) {
-    switch (f) {
-    case SurfaceField::Anisotropic:
-        return "anisotropic";
-    case SurfaceField::Distance:
-        return "distance";
-    }
-    return "?";
+    const auto& names = choicesOf("surfaceField");
+    return size_t(f) < names.size() ? names[size_t(f)].c_str() : "?";
 }
 
 SurfaceField parseSurfaceField(const std::string& name) {
-    for (SurfaceField f : {SurfaceField::Anisotropic, SurfaceField::Distance})
-        if (name == surfaceFieldName(f))
-            return f;
-    throw std::invalid_argument("unknown surface field '" + name + "', expected one of anisotropic|distance");
+    return parseChoice<SurfaceField>("surfaceField", "field", name);
 }
 
 float SurfaceSettings::effectiveLeafSize() const {

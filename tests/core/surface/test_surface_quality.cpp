@@ -409,6 +409,23 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, parseSurfaceField("bumpy"));
         QCOMPARE(SurfaceSettings{}.field, SurfaceField::Anisotropic); // the default is the smooth one
     }
+
+    void namesAreTheTablesChoices() {
+        // The enums follow the parameter table's choice order, the names come from it (written once).
+        QCOMPARE(std::string(surfaceMethodName(SurfaceMethod::Octree)), std::string("octree"));
+        QCOMPARE(std::string(surfaceMethodName(SurfaceMethod::Sparse)), std::string("sparse"));
+        for (SurfaceMethod m :
+             {SurfaceMethod::Octree, SurfaceMethod::Uniform, SurfaceMethod::Narrow, SurfaceMethod::Sparse})
+            QCOMPARE(parseSurfaceMethod(surfaceMethodName(m)), m);
+        for (SurfaceField f : {SurfaceField::Anisotropic, SurfaceField::Distance})
+            QCOMPARE(parseSurfaceField(surfaceFieldName(f)), f);
+        try {
+            parseSurfaceMethod("marching");
+            QFAIL("an unknown method was accepted");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY(std::string(e.what()).find("octree|uniform|narrow|sparse") != std::string::npos);
+        }
+    }
 };
 
 QTEST_APPLESS_MAIN(TestSurfaceQuality)
