@@ -231,13 +231,108 @@ Vec3f kernelWeightedMean(const AnisotropicCandidates& c, const Vec3f& offset, fl
     return s[0] > 0.0f ? Vec3f(s[1] / s[0], s[2] / s[0], s[3] / s[0]) : Vec3f::Zero();
 }
 
-void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f> xs,
-                                 std::span<const uint8_t> anisotropic, std::span<const uint8_t> surface,
-                                 const AnisotropySettings& s,
-                                 const std::function<CovarianceScratch&()>& scratchOfThread) {
-    s_ = s;
-    const size_t n = xs.size();
-    xs_ = xs;
+namespace {
+
+/// Eq. 4-6 relative to x_k (float precision): sums of w, w d, w d d^T, and of w, w d over the
+/// surface neighbours.
+struct NeighbourMoments {
+    float sw = 0.0f, swSurface = 0.0f;
+    Vec3f sd = Vec3f::Zero(), sdSurface = Vec3f::Zero();
+    float sxx = 0, sxy = 0, sxz = 0, syy = 0, syz = 0, szz = 0;
+};
+
+/// Writes the neighbours of x within rc (rc2 = rc^2) and their squared distances to scratch.kept,
+/// scratch.r2 (growing them); returns their number. The cells overlapping the box of x +- r_c (3-4
+/// per axis), not forEachNeighbor's ceil(r_c / cell) = 2 cells on each side (5 per axis, ~2.9x the
+/// candidates). The neighbours are kept branch-free.
+size_t keepNeighbours(const NeighborGrid& grid, std::span<const Vec3f> xs, const Vec3f& x, float rc,
+                      float rc2, CovarianceScratch& scratch) {
+    std::vector<uint32_t>& kept = scratch.kept;
+    std::vector<float>&r2s = scratch.r2, &ws = scratch.w;
+    size_t nk = 0;
+    grid.forEachRangeInBox(x.array() - rc, x.array() + rc, [&](uint32_t b, uint32_t e) {
+        if (kept.size() < nk + (e - b)) {
+            const size_t cap = std::max(2 * kept.size(), nk + (e - b));
+            kept.resize(cap);
+            r2s.resize(cap + 8);
+            ws.resize(cap + 8);
+        }
+        for (uint32_t j = b; j < e; ++j) {
+            const float r2 = (xs[j] - x).squaredNorm();
+            kept[nk] = j;
+            r2s[nk] = r2;
+            nk += r2 <= rc2 ? 1 : 0;
+        }
+        return true;
+    });
+    return nk;
+}
+
+/// The moments of the nk kept neighbours of x with weights scratch.w, summed in kept order.
+NeighbourMoments sumMoments(std::span<const Vec3f> xs, const Vec3f& x, const CovarianceScratch& scratch,
+                            size_t nk, std::span<const uint8_t> surface, bool surfaceOnly) {
+    NeighbourMoments m;
+    for (size_t i = 0; i < nk; ++i) {
+        const uint32_t j = scratch.kept[i];
+        const Vec3f d = xs[j] - x;
+        const float w = scratch.w[i];
+        m.sw += w;
+        m.sd += w * d;
+        if (surfaceOnly) { // adding 0 changes no sum
+            const float ws = surface[j] ? w : 0.0f;
+            m.swSurface += ws;
+            m.sdSurface += ws * d;
+        }
+        m.sxx += w * d.x() * d.x();
+        m.sxy += w * d.x() * d.y();
+        m.sxz += w * d.x() * d.z();
+        m.syy += w * d.y() * d.y();
+        m.syz += w * d.y() * d.z();
+        m.szz += w * d.z() * d.z();
+    }
+    return m;
+}
+
+/// The kernel centre's shift xbar_k - x_k: Eq. 6's mean mu (relative to x_k), or for a surface
+/// particle the mean of its surface neighbours, times the smoothing, limited to shiftLimit.
+Vec3f smoothingShift(const NeighbourMoments& m, const Vec3f& mu, bool onSurface,
+                     const AnisotropySettings& s) {
+    // Eq. 6 over the surface particles only: the mean of all neighbours of a surface particle lies
+    // inside the fluid (half its neighbourhood is missing), which pulled the whole surface in by
+    // ~0.9 r; the surface neighbours' mean lies in the surface layer.
+    Vec3f shift = s.smoothing * (onSurface && m.swSurface > 0.0f ? Vec3f(m.sdSurface / m.swSurface) : mu);
+    // At most shiftLimit (r): noise across the surface is a fraction of r, while a sparse
+    // particle's mean can lie far away; the kernels stay near their particles, so a search by
+    // particle position needs only R + r.
+    const float shiftLength = shift.norm();
+    if (shiftLength > s.shiftLimit)
+        shift *= s.shiftLimit / shiftLength;
+    return shift;
+}
+
+/// Eq. 5's covariance from the moments (inv = 1 / sum w, mu = the weighted mean offset).
+Mat3f covarianceOf(const NeighbourMoments& m, float inv, const Vec3f& mu) {
+    Mat3f C;
+    C(0, 0) = inv * m.sxx - mu.x() * mu.x();
+    C(0, 1) = C(1, 0) = inv * m.sxy - mu.x() * mu.y();
+    C(0, 2) = C(2, 0) = inv * m.sxz - mu.x() * mu.z();
+    C(1, 1) = inv * m.syy - mu.y() * mu.y();
+    C(1, 2) = C(2, 1) = inv * m.syz - mu.y() * mu.z();
+    C(2, 2) = inv * m.szz - mu.z() * mu.z();
+    return C;
+}
+
+/// Raises max to at least v.
+void atomicMax(std::atomic<float>& max, float v) {
+    float cur = max.load();
+    while (v > cur && !max.compare_exchange_weak(cur, v)) {
+    }
+}
+
+} // namespace
+
+int32_t AnisotropicKernels::assignSlots(const NeighborGrid& grid, std::span<const uint8_t> anisotropic,
+                                        size_t n) {
     // Records: every particle of a grid cell holding an anisotropic particle (all when anisotropic
     // is empty), in sorted order, so that gather() reads a cell's kernels contiguously.
     slot.resize(n);
@@ -257,6 +352,47 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
     }
     for (auto* v : {&cx, &cy, &cz, &g00, &g01, &g02, &g11, &g12, &g22, &amp})
         v->resize(size_t(m));
+    return m;
+}
+
+void AnisotropicKernels::setIsotropic(size_t o, float g, float a) {
+    g00[o] = g11[o] = g22[o] = g;
+    g01[o] = g02[o] = g12[o] = 0.0f;
+    amp[o] = a;
+}
+
+bool AnisotropicKernels::setEllipsoid(size_t o, const Mat3f& C) {
+    Eigen::SelfAdjointEigenSolver<Mat3f> es;
+    es.computeDirect(C);
+    const Vec3f ev = es.eigenvalues(); // ascending
+    const float s1 = ev[2];
+    if (!(s1 > 0.0f) || !std::isfinite(s1))
+        return false;
+    // Eq. 10: clamp the small axes to s1 / k_r; scaled so that the longest axis is R.
+    const float R = s_.kernelRadius;
+    Vec3f inverseAxis;
+    for (int a = 0; a < 3; ++a)
+        inverseAxis[a] = 1.0f / (R * std::max(ev[a], s1 / s_.kr) / s1);
+    const Mat3f& Q = es.eigenvectors();
+    const Mat3f G = Q * inverseAxis.asDiagonal() * Q.transpose();
+    g00[o] = G(0, 0);
+    g01[o] = G(0, 1);
+    g02[o] = G(0, 2);
+    g11[o] = G(1, 1);
+    g12[o] = G(1, 2);
+    g22[o] = G(2, 2);
+    amp[o] = s_.particleVolume * kSigma * inverseAxis.prod();
+    return true;
+}
+
+void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f> xs,
+                                 std::span<const uint8_t> anisotropic, std::span<const uint8_t> surface,
+                                 const AnisotropySettings& s,
+                                 const std::function<CovarianceScratch&()>& scratchOfThread) {
+    s_ = s;
+    const size_t n = xs.size();
+    xs_ = xs;
+    assignSlots(grid, anisotropic, n);
     const float R = s.kernelRadius, rc = s.covarianceRadius, V = s.particleVolume;
     isoG = 1.0f / R;
     isoAmp = V * kSigma * isoG * isoG * isoG;
@@ -269,123 +405,37 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
         uint64_t mine = 0;
         float shiftMax = 0.0f;
         CovarianceScratch& scratch = scratchOfThread();
-        std::vector<uint32_t>& kept = scratch.kept;
-        std::vector<float>&r2s = scratch.r2, &ws = scratch.w;
         for (size_t k = range.begin(); k < range.end(); ++k) {
             if (slot[k] < 0)
                 continue; // the isotropic kernel at x_k, read from the positions
             const Vec3f x = xs[k];
             const auto o = size_t(slot[k]);
-            auto isotropic = [&](float g, float a) {
-                g00[o] = g11[o] = g22[o] = g;
-                g01[o] = g02[o] = g12[o] = 0.0f;
-                amp[o] = a;
-            };
             if (!anisotropic.empty() && !anisotropic[k]) { // the isotropic kernel at x_k, stored
                 cx[o] = x.x();
                 cy[o] = x.y();
                 cz[o] = x.z();
-                isotropic(isoG, isoAmp);
+                setIsotropic(o, isoG, isoAmp);
                 continue;
             }
             ++mine;
-            // Eq. 4-6 relative to x_k (float precision): sums of w, w d, w d d^T.
-            float sw = 0.0f, swSurface = 0.0f;
-            Vec3f sd = Vec3f::Zero(), sdSurface = Vec3f::Zero();
-            float sxx = 0, sxy = 0, sxz = 0, syy = 0, syz = 0, szz = 0;
-            // The cells overlapping the box of x +- r_c (3-4 per axis), not forEachNeighbor's
-            // ceil(r_c / cell) = 2 cells on each side (5 per axis, ~2.9x the candidates). The
-            // neighbours are kept first (branch-free), then summed in the same order as before.
-            size_t nk = 0;
-            grid.forEachRangeInBox(x.array() - rc, x.array() + rc, [&](uint32_t b, uint32_t e) {
-                if (kept.size() < nk + (e - b)) {
-                    const size_t cap = std::max(2 * kept.size(), nk + (e - b));
-                    kept.resize(cap);
-                    r2s.resize(cap + 8);
-                    ws.resize(cap + 8);
-                }
-                for (uint32_t j = b; j < e; ++j) {
-                    const float r2 = (xs[j] - x).squaredNorm();
-                    kept[nk] = j;
-                    r2s[nk] = r2;
-                    nk += r2 <= rc2 ? 1 : 0;
-                }
-                return true;
-            });
-            covarianceWeights(r2s.data(), nk, invRc, ws.data());
-            for (size_t i = 0; i < nk; ++i) {
-                const uint32_t j = kept[i];
-                const Vec3f d = xs[j] - x;
-                const float w = ws[i];
-                sw += w;
-                sd += w * d;
-                if (surfaceOnly) { // adding 0 changes no sum
-                    const float ws = surface[j] ? w : 0.0f;
-                    swSurface += ws;
-                    sdSurface += ws * d;
-                }
-                sxx += w * d.x() * d.x();
-                sxy += w * d.x() * d.y();
-                sxz += w * d.x() * d.z();
-                syy += w * d.y() * d.y();
-                syz += w * d.y() * d.z();
-                szz += w * d.z() * d.z();
-            }
+            const size_t nk = keepNeighbours(grid, xs, x, rc, rc2, scratch);
+            covarianceWeights(scratch.r2.data(), nk, invRc, scratch.w.data());
+            const NeighbourMoments m = sumMoments(xs, x, scratch, nk, surface, surfaceOnly);
             const auto neighbours = int(nk);
-            const float inv = sw > 0.0f ? 1.0f / sw : 0.0f;
-            const Vec3f mu = inv * sd; // xw_k - x_k
-            // Eq. 6 over the surface particles only: the mean of all neighbours of a surface
-            // particle lies inside the fluid (half its neighbourhood is missing), which pulled the
-            // whole surface in by ~0.9 r; the surface neighbours' mean lies in the surface layer.
-            const bool onSurface = surfaceOnly && surface[k];
-            Vec3f shift = s.smoothing * (onSurface && swSurface > 0.0f ? Vec3f(sdSurface / swSurface) : mu);
-            // At most shiftLimit (r): noise across the surface is a fraction of r, while a sparse
-            // particle's mean can lie far away; the kernels stay near their particles, so a search
-            // by particle position needs only R + r.
-            const float shiftLength = shift.norm();
-            if (shiftLength > s.shiftLimit)
-                shift *= s.shiftLimit / shiftLength;
+            const float inv = m.sw > 0.0f ? 1.0f / m.sw : 0.0f;
+            const Vec3f mu = inv * m.sd; // xw_k - x_k
+            const Vec3f shift = smoothingShift(m, mu, surfaceOnly && surface[k], s);
             cx[o] = x.x() + shift.x();
             cy[o] = x.y() + shift.y();
             cz[o] = x.z() + shift.z();
             shiftMax = std::max(shiftMax, shift.norm());
-            if (neighbours - 1 < s.nEps) { // the particle itself is not a neighbour
-                isotropic(knG, knAmp);
-                continue;
-            }
-            Mat3f C;
-            C(0, 0) = inv * sxx - mu.x() * mu.x();
-            C(0, 1) = C(1, 0) = inv * sxy - mu.x() * mu.y();
-            C(0, 2) = C(2, 0) = inv * sxz - mu.x() * mu.z();
-            C(1, 1) = inv * syy - mu.y() * mu.y();
-            C(1, 2) = C(2, 1) = inv * syz - mu.y() * mu.z();
-            C(2, 2) = inv * szz - mu.z() * mu.z();
-            Eigen::SelfAdjointEigenSolver<Mat3f> es;
-            es.computeDirect(C);
-            const Vec3f ev = es.eigenvalues(); // ascending
-            const float s1 = ev[2];
-            if (!(s1 > 0.0f) || !std::isfinite(s1)) {
-                isotropic(isoG, isoAmp);
-                continue;
-            }
-            // Eq. 10: clamp the small axes to s1 / k_r; scaled so that the longest axis is R.
-            Vec3f inverseAxis;
-            for (int a = 0; a < 3; ++a)
-                inverseAxis[a] = 1.0f / (R * std::max(ev[a], s1 / s.kr) / s1);
-            const Mat3f& Q = es.eigenvectors();
-            const Mat3f G = Q * inverseAxis.asDiagonal() * Q.transpose();
-            g00[o] = G(0, 0);
-            g01[o] = G(0, 1);
-            g02[o] = G(0, 2);
-            g11[o] = G(1, 1);
-            g12[o] = G(1, 2);
-            g22[o] = G(2, 2);
-            amp[o] = V * kSigma * inverseAxis.prod();
+            if (neighbours - 1 < s.nEps) // the particle itself is not a neighbour
+                setIsotropic(o, knG, knAmp);
+            else if (!setEllipsoid(o, covarianceOf(m, inv, mu)))
+                setIsotropic(o, isoG, isoAmp);
         }
         count += mine;
-        float cur = maxShift.load();
-        while (shiftMax > cur && !maxShift.compare_exchange_weak(cur, shiftMax)) {
-        }
+        atomicMax(maxShift, shiftMax);
     });
     anisotropicCount = count.load();
     maxShift_ = maxShift.load();

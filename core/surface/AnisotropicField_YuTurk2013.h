@@ -92,6 +92,13 @@ public:
     uint64_t anisotropicCount = 0; ///< particles that got Eq. 4-10 (for stats)
 
 private:
+    /// Sets slot for n particles (compute's anisotropic) and sizes the records; returns their number.
+    int32_t assignSlots(const NeighborGrid& grid, std::span<const uint8_t> anisotropic, size_t n);
+    /// Record o: the spherical kernel G = g I, amplitude a.
+    void setIsotropic(size_t o, float g, float a);
+    /// Record o: the ellipsoid of covariance C (axes clamped as in Eq. 10); false (o unchanged) when C has no
+    /// positive finite eigenvalue.
+    bool setEllipsoid(size_t o, const Mat3f& C);
     template <bool kIds>
     void gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo, const Vec3f& keepHi, const Vec3f& origin,
                      AnisotropicCandidates& out, std::vector<uint32_t>* ids) const;

@@ -79,65 +79,68 @@ private:
                inside(cs, q[0]) != inside(cs, q[1]);
     }
 
-    // Case cs with its k-th ambiguous face resolved by bit k of bits (1: inside corners joined).
-    MarchingCubesTable::Entry entry(int cs, unsigned bits) {
-        int next[12];
-        for (int& n : next)
-            n = -1;
-        uint16_t mask = 0;
-        int ambiguousSeen = 0;
-        for (int f = 0; f < 6; ++f) {
-            const auto& q = t.faceCorners[size_t(f)];
-            Vec3f n = Vec3f::Zero();
-            n[f / 2] = (f & 1) ? 1.0f : -1.0f;
-            int fe[4], crossings = 0;
-            for (int k = 0; k < 4; ++k) {
-                fe[k] = edgeOf_[q[k]][q[(k + 1) % 4]];
-                crossings += inside(cs, q[k]) != inside(cs, q[(k + 1) % 4]) ? 1 : 0;
-            }
-            // Segments (edge pairs) with a reference point on their inside (left) side, or on
-            // the outside (right) side for cut-off outside corners.
-            struct Seg {
-                int a, b;
-                Vec3f ref;
-                bool refInside;
-            };
-            std::vector<Seg> segs;
-            if (crossings == 2) {
-                int e2[2], m = 0, nin = 0;
-                Vec3f centroid = Vec3f::Zero();
-                for (int k = 0; k < 4; ++k) {
-                    if (inside(cs, q[k]) != inside(cs, q[(k + 1) % 4]))
-                        e2[m++] = fe[k];
-                    if (inside(cs, q[k])) {
-                        centroid += cornerPos(q[k]);
-                        ++nin;
-                    }
-                }
-                segs.push_back({e2[0], e2[1], centroid / float(nin), true});
-            } else if (crossings == 4) {
-                const bool joinInside = (bits >> ambiguousSeen++) & 1u;
-                // Joined inside corners: cut off each outside corner; else cut off each inside one.
-                for (int k = 0; k < 4; ++k)
-                    if (inside(cs, q[k]) != joinInside)
-                        segs.push_back({fe[(k + 3) % 4], fe[k], cornerPos(q[k]), !joinInside});
-            }
-            for (Seg s : segs) {
-                const Vec3f A = edgeMid(s.a), B = edgeMid(s.b);
-                const float side2 = n.cross(B - A).dot(s.ref - A);
-                if (!(s.refInside ? side2 > 0.0f : side2 < 0.0f))
-                    std::swap(s.a, s.b);
-                if (next[s.a] != -1)
-                    throw std::logic_error("marching cubes table: inconsistent loop");
-                next[s.a] = s.b;
-                mask |= uint16_t(1u << s.a) | uint16_t(1u << s.b);
-            }
+    // A segment (edge pair) of the surface on one face, with a reference point on its inside
+    // (left) side, or on the outside (right) side for cut-off outside corners.
+    struct Seg {
+        int a, b;
+        Vec3f ref;
+        bool refInside;
+    };
+
+    // Face f's segments in case cs; an ambiguous face takes the next bit of bits (ambiguousSeen:
+    // the ambiguous faces before it, advanced).
+    std::vector<Seg> faceSegments(int cs, int f, unsigned bits, int& ambiguousSeen) const {
+        const auto& q = t.faceCorners[size_t(f)];
+        int fe[4], crossings = 0;
+        for (int k = 0; k < 4; ++k) {
+            fe[k] = edgeOf_[q[k]][q[(k + 1) % 4]];
+            crossings += inside(cs, q[k]) != inside(cs, q[(k + 1) % 4]) ? 1 : 0;
         }
-        edgeMask_ = mask;
-        // Follow the loops and fan-triangulate each one.
-        MarchingCubesTable::Entry out;
-        int tri = 0;
-        bool used[12] = {};
+        std::vector<Seg> segs;
+        if (crossings == 2) {
+            int e2[2], m = 0, nin = 0;
+            Vec3f centroid = Vec3f::Zero();
+            for (int k = 0; k < 4; ++k) {
+                if (inside(cs, q[k]) != inside(cs, q[(k + 1) % 4]))
+                    e2[m++] = fe[k];
+                if (inside(cs, q[k])) {
+                    centroid += cornerPos(q[k]);
+                    ++nin;
+                }
+            }
+            segs.push_back({e2[0], e2[1], centroid / float(nin), true});
+        } else if (crossings == 4) {
+            const bool joinInside = (bits >> ambiguousSeen++) & 1u;
+            // Joined inside corners: cut off each outside corner; else cut off each inside one.
+            for (int k = 0; k < 4; ++k)
+                if (inside(cs, q[k]) != joinInside)
+                    segs.push_back({fe[(k + 3) % 4], fe[k], cornerPos(q[k]), !joinInside});
+        }
+        return segs;
+    }
+
+    // Orients face f's segments by their reference points (n: the face's outward normal) and links
+    // them: next[a] = b. Returns the edges they use.
+    uint16_t linkSegments(int f, const std::vector<Seg>& segs, int (&next)[12]) const {
+        Vec3f n = Vec3f::Zero();
+        n[f / 2] = (f & 1) ? 1.0f : -1.0f;
+        uint16_t mask = 0;
+        for (Seg s : segs) {
+            const Vec3f A = edgeMid(s.a), B = edgeMid(s.b);
+            const float side2 = n.cross(B - A).dot(s.ref - A);
+            if (!(s.refInside ? side2 > 0.0f : side2 < 0.0f))
+                std::swap(s.a, s.b);
+            if (next[s.a] != -1)
+                throw std::logic_error("marching cubes table: inconsistent loop");
+            next[s.a] = s.b;
+            mask |= uint16_t(1u << s.a) | uint16_t(1u << s.b);
+        }
+        return mask;
+    }
+
+    // Appends loop's triangles to out (tri: its triangles so far): a fan from the first edge
+    // whose point shares no face with the non-adjacent ones, else a fan around a loop centre.
+    void triangulateLoop(const std::vector<int>& loop, MarchingCubesTable::Entry& out, int& tri) const {
         auto emit = [&](int a, int b, int c) {
             if (flip_)
                 std::swap(b, c);
@@ -146,6 +149,45 @@ private:
             out.triangles[size_t(3 * tri + 2)] = int8_t(c);
             ++tri;
         };
+        const int n = int(loop.size());
+        int start = -1;
+        for (int s = 0; s < n && start < 0; ++s) {
+            bool ok = true;
+            for (int k = 2; k + 1 < n && ok; ++k)
+                ok = !(edgeFaces_[loop[size_t(s)]] & edgeFaces_[loop[size_t((s + k) % n)]]);
+            if (ok)
+                start = s;
+        }
+        if (start >= 0) {
+            for (int k = 1; k + 1 < n; ++k)
+                emit(loop[size_t(start)], loop[size_t((start + k) % n)], loop[size_t((start + k + 1) % n)]);
+        } else {
+            if (out.extraCount >= out.extraLoops.size())
+                throw std::logic_error("marching cubes table: too many loop centres");
+            uint16_t loopMask = 0;
+            for (int e : loop)
+                loopMask |= uint16_t(1u << e);
+            const int x = 12 + out.extraCount;
+            out.extraLoops[out.extraCount++] = loopMask;
+            for (int k = 0; k < n; ++k)
+                emit(x, loop[size_t(k)], loop[size_t((k + 1) % n)]);
+        }
+    }
+
+    // Case cs with its k-th ambiguous face resolved by bit k of bits (1: inside corners joined).
+    MarchingCubesTable::Entry entry(int cs, unsigned bits) {
+        int next[12];
+        for (int& n : next)
+            n = -1;
+        uint16_t mask = 0;
+        int ambiguousSeen = 0;
+        for (int f = 0; f < 6; ++f)
+            mask |= linkSegments(f, faceSegments(cs, f, bits, ambiguousSeen), next);
+        edgeMask_ = mask;
+        // Follow the loops and fan-triangulate each one.
+        MarchingCubesTable::Entry out;
+        int tri = 0;
+        bool used[12] = {};
         for (int e0 = 0; e0 < 12; ++e0) {
             if (!(mask & (1u << e0)) || used[e0])
                 continue;
@@ -156,30 +198,7 @@ private:
                 used[e] = true;
                 loop.push_back(e);
             }
-            const int n = int(loop.size());
-            int start = -1;
-            for (int s = 0; s < n && start < 0; ++s) {
-                bool ok = true;
-                for (int k = 2; k + 1 < n && ok; ++k)
-                    ok = !(edgeFaces_[loop[size_t(s)]] & edgeFaces_[loop[size_t((s + k) % n)]]);
-                if (ok)
-                    start = s;
-            }
-            if (start >= 0) {
-                for (int k = 1; k + 1 < n; ++k)
-                    emit(loop[size_t(start)], loop[size_t((start + k) % n)],
-                         loop[size_t((start + k + 1) % n)]);
-            } else {
-                if (out.extraCount >= out.extraLoops.size())
-                    throw std::logic_error("marching cubes table: too many loop centres");
-                uint16_t loopMask = 0;
-                for (int e : loop)
-                    loopMask |= uint16_t(1u << e);
-                const int x = 12 + out.extraCount;
-                out.extraLoops[out.extraCount++] = loopMask;
-                for (int k = 0; k < n; ++k)
-                    emit(x, loop[size_t(k)], loop[size_t((k + 1) % n)]);
-            }
+            triangulateLoop(loop, out, tri);
         }
         out.triangles[size_t(3 * tri)] = -1;
         out.triangleCount = uint8_t(tri);

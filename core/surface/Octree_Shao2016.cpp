@@ -166,16 +166,12 @@ void Octree_Shao2016::subtreeFromCells(ThreadCtx& ctx, int depth, const Vec3i& c
     }
 }
 
-void Octree_Shao2016::build(const Input& input, std::vector<CellBlock>& blocks,
-                            std::vector<OctreeLeaf>& leaves) {
-    in_ = input;
-    blockDepth_ = std::max(0, in_.depth - 3);
+void Octree_Shao2016::prepareTopLevels(int topDepth) {
     for (ThreadCtx& c : tls_) {
         c.blocks.clear();
         c.leaves.clear();
         c.counts = Counts{};
     }
-    const int topDepth = std::min(3, blockDepth_);
     if (topLists_.size() < size_t(topDepth + 1))
         topLists_.resize(size_t(topDepth + 1));
     if (topNodes_.size() < size_t(topDepth + 1))
@@ -186,55 +182,48 @@ void Octree_Shao2016::build(const Input& input, std::vector<CellBlock>& blocks,
     rootList.resize(in_.surfacePositions.size());
     std::iota(rootList.begin(), rootList.end(), 0u);
     topNodes_[0].assign(1, TopNode{Vec3i::Zero(), 0});
+}
 
-    // Top levels, breadth-first: one task per node (children's S lists in persistent pools).
-    for (int d = 0; d < topDepth; ++d) {
-        const auto& nodes = topNodes_[size_t(d)];
-        auto& lists = topLists_[size_t(d + 1)];
-        if (lists.size() < nodes.size() * 8)
-            lists.resize(nodes.size() * 8);
-        tls_.local().counts.nodes += nodes.size();
-        tbb::parallel_for(
-            tbb::blocked_range<size_t>(0, nodes.size() * 8, 1), [&](const tbb::blocked_range<size_t>& r) {
-                ThreadCtx& ctx = tls_.local();
-                for (size_t slot = r.begin(); slot < r.end(); ++slot) {
-                    const TopNode& parent = nodes[slot / 8];
-                    const int k = int(slot % 8);
-                    const Vec3i c = parent.coord * 2 + Vec3i(k & 1, (k >> 1) & 1, k >> 2);
-                    Vec3f lo, hi;
-                    nodeBox(d + 1, c, lo, hi);
-                    const Vec3f elo = lo.array() - in_.sEnlargement, ehi = hi.array() + in_.sEnlargement;
-                    std::vector<uint32_t>& out = lists[slot];
-                    out.clear();
-                    for (uint32_t i : topLists_[size_t(d)][parent.list]) {
-                        const Vec3f& p = in_.surfacePositions[i];
-                        if ((p.array() >= elo.array()).all() && (p.array() <= ehi.array()).all())
-                            out.push_back(i);
-                    }
-                    if (out.empty()) {
-                        ++ctx.counts.nodes;
-                        emptyLeaf(ctx, d + 1, c);
-                    }
-                }
-            });
-        auto& next = topNodes_[size_t(d + 1)];
-        next.clear();
-        for (size_t slot = 0; slot < nodes.size() * 8; ++slot)
-            if (!lists[slot].empty()) {
-                const int k = int(slot % 8);
-                next.push_back(
-                    TopNode{nodes[slot / 8].coord * 2 + Vec3i(k & 1, (k >> 1) & 1, k >> 2), uint32_t(slot)});
-            }
-    }
-    // Subtrees below the top levels: serial recursion per task.
-    const auto& starts = topNodes_[size_t(topDepth)];
+void Octree_Shao2016::expandTopLevel(int d) {
+    const auto& nodes = topNodes_[size_t(d)];
+    auto& lists = topLists_[size_t(d + 1)];
+    if (lists.size() < nodes.size() * 8)
+        lists.resize(nodes.size() * 8);
+    tls_.local().counts.nodes += nodes.size();
     tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, starts.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
+        tbb::blocked_range<size_t>(0, nodes.size() * 8, 1), [&](const tbb::blocked_range<size_t>& r) {
             ThreadCtx& ctx = tls_.local();
-            for (size_t i = r.begin(); i < r.end(); ++i)
-                recurse(ctx, topDepth, starts[i].coord, topLists_[size_t(topDepth)][starts[i].list]);
+            for (size_t slot = r.begin(); slot < r.end(); ++slot) {
+                const TopNode& parent = nodes[slot / 8];
+                const int k = int(slot % 8);
+                const Vec3i c = parent.coord * 2 + Vec3i(k & 1, (k >> 1) & 1, k >> 2);
+                Vec3f lo, hi;
+                nodeBox(d + 1, c, lo, hi);
+                const Vec3f elo = lo.array() - in_.sEnlargement, ehi = hi.array() + in_.sEnlargement;
+                std::vector<uint32_t>& out = lists[slot];
+                out.clear();
+                for (uint32_t i : topLists_[size_t(d)][parent.list]) {
+                    const Vec3f& p = in_.surfacePositions[i];
+                    if ((p.array() >= elo.array()).all() && (p.array() <= ehi.array()).all())
+                        out.push_back(i);
+                }
+                if (out.empty()) {
+                    ++ctx.counts.nodes;
+                    emptyLeaf(ctx, d + 1, c);
+                }
+            }
         });
+    auto& next = topNodes_[size_t(d + 1)];
+    next.clear();
+    for (size_t slot = 0; slot < nodes.size() * 8; ++slot)
+        if (!lists[slot].empty()) {
+            const int k = int(slot % 8);
+            next.push_back(
+                TopNode{nodes[slot / 8].coord * 2 + Vec3i(k & 1, (k >> 1) & 1, k >> 2), uint32_t(slot)});
+        }
+}
 
+void Octree_Shao2016::collectResults(std::vector<CellBlock>& blocks, std::vector<OctreeLeaf>& leaves) {
     blocks.clear();
     leaves.clear();
     counts_ = Counts{};
@@ -249,6 +238,26 @@ void Octree_Shao2016::build(const Input& input, std::vector<CellBlock>& blocks,
         counts_.exteriorLeaves += c.counts.exteriorLeaves;
         counts_.unclassifiedLeaves += c.counts.unclassifiedLeaves;
     }
+}
+
+void Octree_Shao2016::build(const Input& input, std::vector<CellBlock>& blocks,
+                            std::vector<OctreeLeaf>& leaves) {
+    in_ = input;
+    blockDepth_ = std::max(0, in_.depth - 3);
+    const int topDepth = std::min(3, blockDepth_);
+    prepareTopLevels(topDepth);
+    // Top levels, breadth-first: one task per node (children's S lists in persistent pools).
+    for (int d = 0; d < topDepth; ++d)
+        expandTopLevel(d);
+    // Subtrees below the top levels: serial recursion per task.
+    const auto& starts = topNodes_[size_t(topDepth)];
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, starts.size(), 1), [&](const tbb::blocked_range<size_t>& r) {
+            ThreadCtx& ctx = tls_.local();
+            for (size_t i = r.begin(); i < r.end(); ++i)
+                recurse(ctx, topDepth, starts[i].coord, topLists_[size_t(topDepth)][starts[i].list]);
+        });
+    collectResults(blocks, leaves);
 }
 
 size_t Octree_Shao2016::bytes() const {

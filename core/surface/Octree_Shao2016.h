@@ -69,6 +69,12 @@ private:
         uint32_t list; // index into the level's list pool
     };
 
+    // build()'s steps: clears the per-thread results and seeds the top pools with the root (all
+    // surface particles); expands top level d into level d + 1 (one task per child); merges the
+    // per-thread blocks, leaves and counts.
+    void prepareTopLevels(int topDepth);
+    void expandTopLevel(int d);
+    void collectResults(std::vector<CellBlock>& blocks, std::vector<OctreeLeaf>& leaves);
     void recurse(ThreadCtx& ctx, int depth, const Vec3i& coord, std::span<const uint32_t> S) const;
     void blockSubtree(ThreadCtx& ctx, const Vec3i& coord, std::span<const uint32_t> S) const;
     void subtreeFromCells(ThreadCtx& ctx, int depth, const Vec3i& coord, const Vec3i& local, int size,

@@ -496,11 +496,10 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
     reconstruct(positions, densities, settings);
 }
 
-void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
-                                       const SurfaceSettings& settings) {
-    const auto t0 = Clock::now();
-    settings.validate();
-    settings_ = settings;
+namespace {
+
+// Throws std::invalid_argument for a densities array of the wrong size or a non-finite position.
+void checkInput(std::span<const Vec3f> positions, std::span<const float> densities) {
     const size_t n = positions.size();
     if (!densities.empty() && densities.size() != n) {
         std::ostringstream s;
@@ -513,6 +512,26 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
             s << "surface reconstruction: particle " << i << " has a non-finite position";
             throw std::invalid_argument(s.str());
         }
+}
+
+// Yu & Turk 2013's parameters from the settings (particle radius r, kernel radius R).
+AnisotropySettings anisotropySettingsOf(const SurfaceSettings& settings, float r, float R) {
+    AnisotropySettings a;
+    a.kernelRadius = R;
+    a.covarianceRadius = settings.anisotropyRadiusFactor * R;
+    a.particleVolume = 8.0f * r * r * r;
+    a.kr = settings.anisotropyKr;
+    a.kn = settings.anisotropyKn;
+    a.nEps = settings.anisotropyNeps;
+    a.smoothing = settings.centreSmoothing;
+    a.iso = settings.isoLevel;
+    a.shiftLimit = r;
+    return a;
+}
+
+} // namespace
+
+void SurfaceReconstructor::resetResult(size_t n) {
     SurfaceStats& st = result_.stats;
     st = SurfaceStats{};
     st.particles = n;
@@ -520,6 +539,96 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
     result_.mesh.clear();
     result_.lambda.resize(n);
     result_.surfaceFlag.resize(n);
+}
+
+void SurfaceReconstructor::stampTotals(Clock::time_point t0) {
+    result_.stats.tTotalMs = msSince(t0);
+    result_.stats.peakBytes = workspaceBytes();
+}
+
+void SurfaceReconstructor::setUpLattice(const Vec3f& origin, const Vec3f& ext) {
+    const float L = settings_.effectiveLeafSize();
+    lattice_.origin = origin;
+    lattice_.cell = L;
+    for (int a = 0; a < 3; ++a)
+        lattice_.dims[a] = std::max(1, int(std::ceil(double(ext[a]) / double(L))));
+    depth_ = Octree_Shao2016::depthFor(lattice_.dims);
+    result_.stats.cubesUniform = lattice_.cellCount();
+}
+
+void SurfaceReconstructor::buildMethodCells() {
+    SurfaceStats& st = result_.stats;
+    const SurfaceMethod method = settings_.method;
+    buildCells(method, blocks_, false);
+    st.cubes = countCells(blocks_);
+    if (method == SurfaceMethod::Octree) {
+        const auto& c = octree_.counts();
+        st.cubesOctree = st.cubes;
+        st.octreeNodes = c.nodes;
+        st.octreeLeaves = c.leaves;
+        st.octreeDepth = uint64_t(depth_);
+    }
+    if (method == SurfaceMethod::Narrow)
+        st.cubesNarrow = st.cubes;
+    if (method == SurfaceMethod::Sparse)
+        st.cubesSparse = st.cubes;
+    field_.setCells(lattice_, blocks_);
+    st.corners = field_.corners();
+    st.blocks = field_.blockCount();
+}
+
+void SurfaceReconstructor::computeKernels(const AnisotropySettings& a) {
+    const SurfaceSettings& settings = settings_;
+    const size_t n = xs_.size();
+    // Surface particles only (the others keep isotropic kernels); all without detection.
+    anisotropic_.resize(n);
+    if (settings.detectSurface)
+        for (size_t k = 0; k < n; ++k)
+            anisotropic_[k] = lambda_[k] <= settings.lambdaMin ? 1 : 0;
+    else
+        std::fill(anisotropic_.begin(), anisotropic_.end(), uint8_t(1));
+    kernels_.compute(grid_, xs_, anisotropic_, anisotropic_, a,
+                     [this]() -> CovarianceScratch& { return cornerScratch_.local().covariance; });
+    result_.stats.anisotropicParticles = kernels_.anisotropicCount;
+}
+
+void SurfaceReconstructor::countBaselineCells() {
+    const SurfaceSettings& settings = settings_;
+    SurfaceStats& st = result_.stats;
+    for (SurfaceMethod m : {SurfaceMethod::Octree, SurfaceMethod::Narrow, SurfaceMethod::Sparse}) {
+        if (m == settings.method)
+            continue;
+        if (!settings.detectSurface && m != SurfaceMethod::Sparse)
+            continue; // needs surface particles
+        if (m == SurfaceMethod::Narrow && settings.method == SurfaceMethod::Octree &&
+            settings.sEnlargementFactor == 1.0f) {
+            st.cubesNarrow = st.cubes; // same rule (box distance <= R to a surface particle)
+            continue;
+        }
+        try {
+            buildCells(m, countBlocks_, true);
+        } catch (const std::length_error&) {
+            continue; // too large to count: stays 0
+        }
+        const uint64_t c = countCells(countBlocks_);
+        if (m == SurfaceMethod::Octree)
+            st.cubesOctree = c;
+        if (m == SurfaceMethod::Narrow)
+            st.cubesNarrow = c;
+        if (m == SurfaceMethod::Sparse)
+            st.cubesSparse = c;
+    }
+}
+
+void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::span<const float> densities,
+                                       const SurfaceSettings& settings) {
+    const auto t0 = Clock::now();
+    settings.validate();
+    settings_ = settings;
+    const size_t n = positions.size();
+    checkInput(positions, densities);
+    resetResult(n);
+    SurfaceStats& st = result_.stats;
     const float r = settings.particleRadius;
     const float L = settings.effectiveLeafSize();
     const float R = settings.kernelRadiusFactor * r;
@@ -527,8 +636,7 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
     st.leafSize = L;
     if (n == 0) {
         xs_.clear();
-        st.tTotalMs = msSince(t0);
-        st.peakBytes = workspaceBytes();
+        stampTotals(t0);
         return;
     }
 
@@ -546,63 +654,22 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
     grid_.gather(positions, xs_);
     detect(densities, t0);
     if (!settings.computeMesh) {
-        st.tTotalMs = msSince(t0);
-        st.peakBytes = workspaceBytes();
+        stampTotals(t0);
         return;
     }
 
     // --- Lattice shared by all methods: every corner within R of a particle lies inside. ---
     const auto t1 = Clock::now();
-    lattice_.origin = box.min.array() - margin;
-    lattice_.cell = L;
-    for (int a = 0; a < 3; ++a)
-        lattice_.dims[a] = std::max(1, int(std::ceil(double(ext[a]) / double(L))));
-    depth_ = Octree_Shao2016::depthFor(lattice_.dims);
-    st.cubesUniform = lattice_.cellCount();
-
+    setUpLattice(box.min.array() - margin, ext);
     // --- Cells of the chosen method (octree: Shao 2016 §5) ---
-    buildCells(settings.method, blocks_, false);
-    st.cubes = countCells(blocks_);
-    if (settings.method == SurfaceMethod::Octree) {
-        const auto& c = octree_.counts();
-        st.cubesOctree = st.cubes;
-        st.octreeNodes = c.nodes;
-        st.octreeLeaves = c.leaves;
-        st.octreeDepth = uint64_t(depth_);
-    }
-    if (settings.method == SurfaceMethod::Narrow)
-        st.cubesNarrow = st.cubes;
-    if (settings.method == SurfaceMethod::Sparse)
-        st.cubesSparse = st.cubes;
-    field_.setCells(lattice_, blocks_);
-    st.corners = field_.corners();
-    st.blocks = field_.blockCount();
+    buildMethodCells();
     st.tOctreeMs = msSince(t1);
 
     // --- The field at the needed corners: anisotropic kernels (Yu & Turk 2013) or the distance
     //     field (Zhu & Bridson 2005, Solenthaler 2007) ---
     const auto t2 = Clock::now();
     if (settings.field == SurfaceField::Anisotropic) {
-        AnisotropySettings a;
-        a.kernelRadius = R;
-        a.covarianceRadius = settings.anisotropyRadiusFactor * R;
-        a.particleVolume = 8.0f * r * r * r;
-        a.kr = settings.anisotropyKr;
-        a.kn = settings.anisotropyKn;
-        a.nEps = settings.anisotropyNeps;
-        a.smoothing = settings.centreSmoothing;
-        a.iso = settings.isoLevel;
-        a.shiftLimit = r;
-        // Surface particles only (the others keep isotropic kernels); all without detection.
-        anisotropic_.resize(n);
-        if (settings.detectSurface)
-            for (size_t k = 0; k < n; ++k)
-                anisotropic_[k] = lambda_[k] <= settings.lambdaMin ? 1 : 0;
-        else
-            std::fill(anisotropic_.begin(), anisotropic_.end(), uint8_t(1));
-        kernels_.compute(grid_, xs_, anisotropic_, anisotropic_, a,
-                         [this]() -> CovarianceScratch& { return cornerScratch_.local().covariance; });
-        st.anisotropicParticles = kernels_.anisotropicCount;
+        computeKernels(anisotropySettingsOf(settings, r, R));
         st.tAnisotropyMs = msSince(t2);
         evaluateAnisotropicCorners();
     } else {
@@ -620,35 +687,11 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
     st.vertices = result_.mesh.vertices.size();
     st.triangles = result_.mesh.triangles.size();
     st.tMcMs = msSince(t3);
-    st.tTotalMs = msSince(t0);
-    st.peakBytes = workspaceBytes();
+    stampTotals(t0);
 
     // --- The other methods' cell counts (not timed in tTotal) ---
-    if (settings.countBaselines) {
-        for (SurfaceMethod m : {SurfaceMethod::Octree, SurfaceMethod::Narrow, SurfaceMethod::Sparse}) {
-            if (m == settings.method)
-                continue;
-            if (!settings.detectSurface && m != SurfaceMethod::Sparse)
-                continue; // needs surface particles
-            if (m == SurfaceMethod::Narrow && settings.method == SurfaceMethod::Octree &&
-                settings.sEnlargementFactor == 1.0f) {
-                st.cubesNarrow = st.cubes; // same rule (box distance <= R to a surface particle)
-                continue;
-            }
-            try {
-                buildCells(m, countBlocks_, true);
-            } catch (const std::length_error&) {
-                continue; // too large to count: stays 0
-            }
-            const uint64_t c = countCells(countBlocks_);
-            if (m == SurfaceMethod::Octree)
-                st.cubesOctree = c;
-            if (m == SurfaceMethod::Narrow)
-                st.cubesNarrow = c;
-            if (m == SurfaceMethod::Sparse)
-                st.cubesSparse = c;
-        }
-    }
+    if (settings.countBaselines)
+        countBaselineCells();
 }
 
 uint64_t SurfaceReconstructor::workspaceBytes() const {

@@ -60,6 +60,16 @@ private:
     void finishMesh();
     void vertexFieldPass(bool weights, bool normals, bool velocities);
     void buildCells(SurfaceMethod method, std::vector<CellBlock>& blocks, bool forCount);
+    // reconstruct()'s steps: clears the result and stats for n particles; sets the total time since
+    // t0 and the peak workspace; the lattice (origin, extent) and its octree depth; the chosen method's
+    // cells and their corners; the kernels (Yu & Turk 2013) of the sorted particles; the other
+    // methods' cell counts (countBaselines).
+    void resetResult(size_t n);
+    void stampTotals(Clock::time_point t0);
+    void setUpLattice(const Vec3f& origin, const Vec3f& ext);
+    void buildMethodCells();
+    void computeKernels(const AnisotropySettings& a);
+    void countBaselineCells();
     uint64_t workspaceBytes() const;
 
     SurfaceSettings settings_;
