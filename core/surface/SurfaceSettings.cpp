@@ -119,12 +119,9 @@ SurfaceSettings surfaceSettingsFromParameters(const ParameterSet& params) {
     s.tLow = params.getf(Param::tLow);
     s.tHigh = params.getf(Param::tHigh);
     s.method = parseSurfaceMethod(params.choice(Param::surfaceMethod));
-    if (params.values().count("surfaceSEnlargement"))
-        s.sEnlargementFactor = params.getf(Param::surfaceSEnlargement);
-    if (params.values().count("surfaceField"))
-        s.field = parseSurfaceField(params.choice(Param::surfaceField));
-    if (params.values().count("surfaceSmoothing"))
-        s.meshSmoothingIterations = int(std::lround(params.get(Param::surfaceSmoothing)));
+    s.sEnlargementFactor = params.getf(Param::surfaceSEnlargement);
+    s.field = parseSurfaceField(params.choice(Param::surfaceField));
+    s.meshSmoothingIterations = int(std::lround(params.get(Param::surfaceSmoothing)));
     return s;
 }
 
