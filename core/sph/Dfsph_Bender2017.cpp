@@ -18,9 +18,9 @@
 // dv_i = -dt (sum_j m (dp_i + dp_j) grad W_ij + sum_k Psi_k dp_i grad W_ik). Accumulating p
 // (clamped at 0: no tension at the free surface) lets a later sweep undo an over-correction; the
 // residual a solve stops on counts compression, and expansion where a pressure still acts
-// (complementarity: p > 0 only where the density is at rest). The divergence solve starts from half
-// the previous step's pressures (the paper's warm start, section 4.3), the density solve from zero
-// (its warm start made resting columns bounce: see kWarmStartDivergence).
+// (complementarity: p > 0 only where the density is at rest). Both solves start from half the
+// previous step's pressures where the water is compressed (the paper's warm start, section 4.3, in
+// SPlisHSPlasH's form: see kWarmStart), and the time step follows the density solve's sweeps.
 // Walls and bodies push with the particle's own pressure, Akinci et al. 2012 eq. 10, as alpha
 // assumes (measured against the mirrored forms: see below); a tracked body receives the opposite.
 #include "sph/Dfsph_Bender2017.h"
@@ -57,14 +57,18 @@ constexpr float kRelaxation = 0.5f;
 // 0.31 s). The cost: a held, submerged box feels 87 % of Archimedes' force (PCISPH's mirror: 103 %),
 // while a floating 0.5 rho0 box sits at 46.9 % submerged (PCISPH: 42.5 %); docs/SCENES.md.
 //
-// Warm start (the paper's section 4.3): the divergence solve starts from half the previous step's
-// pressures. The density solve starts from zero. Its warm start made the pressure an integral of
-// the density error over the steps, lagging a step behind the water: a resting column bounced on
-// it with a growing amplitude. Measured at r = 4.5 mm (0.35 m deep, test_rest_resolutions): the
-// full, half, and a Shepard-smoothed previous pressure all blew up within 0.15 s (2.6-3.9 m/s);
-// eta = 0.3 % did too, eta = 0.1 % held at 21.5 sweeps per step; a cold start holds at eta = 1 %
-// (max 0.094 m/s at 0.5 s) at 24.8 sweeps there, 5.3 in the dam break (2.7 warm).
-constexpr float kWarmStartDivergence = 0.5f;
+// Warm start (the paper's section 4.3) as SPlisHSPlasH runs it (TimeStepDFSPH.cpp, USE_WARMSTART and
+// USE_WARMSTART_V): a solve starts from half the pressure impulse of the previous step (p dt_prev^2
+// for the density, p dt_prev for the divergence, so a change of dt rescales it), capped, and only
+// for particles the solve's source compresses before any pressure acts; the others start from 0.
+// Without the restriction and the cap (the whole previous field, or half of it, everywhere) a
+// resting column at r = 4.5 mm bounced with a growing amplitude and blew up within 0.15 s; with
+// them but at the fixed dt it still did (21 of 30 frames flagged): the step must follow the sweeps
+// (below, Dfsph_Bender2017::step). docs/BENCHMARKS.md §2, "DFSPH's warm start".
+constexpr float kWarmStart = 0.5f;
+// SPlisHSPlasH's caps on the stored impulses, in its units (p / rho^2 scaled by rho0: m^2 / s^2)
+// times dt^2 and dt: 0.00025 m^2 for the density, 0.5 m^2 / s for the divergence.
+constexpr float kWarmStartDensityCap = 0.00025f, kWarmStartDivergenceCap = 0.5f;
 // The paper's minimum sweeps (Bender & Koschier 2017, algorithms 2 and 3): one for the divergence,
 // two for the density (Dfsph_Bender2017::kDensityMinIterations; PCISPH's minIterations,
 // Solenthaler's "at least three", is not DFSPH's).
@@ -209,14 +213,22 @@ void Dfsph_Bender2017::applyPressureIncrement(float dt) {
     });
 }
 
-void Dfsph_Bender2017::warmStartDivergence(float dt) {
-    // Half the previous step's pressures as the first increment (Bender & Koschier 2017, section
-    // 4.3), for the particles the current velocities compress; the others start from 0 (a stale
-    // pressure on a particle that is already separating pushes it further apart).
+void Dfsph_Bender2017::warmStart(float dt, bool divergence) {
+    // Half the previous step's impulse, rescaled to this dt and capped (kWarmStart), where the
+    // source compresses the particle before any pressure acts (D rho / Dt > 0 in a full
+    // neighbourhood, or a predicted density above rho0); 0 elsewhere: a stale pressure on a
+    // particle that is already separating pushes it further apart.
+    std::vector<float>& stiffness = divergence ? divergenceStiffness_ : densityStiffness_;
+    const float rho0 = model_.config().restDensity;
+    const float ratio = solvedDt_ > 0.0f ? solvedDt_ / dt : 0.0f;
+    const float scale = kWarmStart * (divergence ? ratio : ratio * ratio);
+    const float cap = solvedDt_ > 0.0f ? (divergence ? kWarmStartDivergenceCap / (rho0 * solvedDt_)
+                                                     : kWarmStartDensityCap / (rho0 * solvedDt_ * solvedDt_))
+                                       : 0.0f;
     model_.forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         for (uint32_t i = begin; i < end; ++i) {
-            float& p = divergenceStiffness_[i];
-            p = p > 0.0f && source(i, b, dt, true) > 0.0f ? kWarmStartDivergence * p : 0.0f;
+            float& p = stiffness[i];
+            p = p > 0.0f && source(i, b, dt, divergence) > 0.0f ? scale * std::min(p, cap) : 0.0f;
             stiffnessIncrement_[i] = p;
         }
     });
@@ -256,6 +268,7 @@ void Dfsph_Bender2017::resize(size_t n) {
 void Dfsph_Bender2017::clearWarmStart() {
     std::fill(divergenceStiffness_.begin(), divergenceStiffness_.end(), 0.0f);
     std::fill(densityStiffness_.begin(), densityStiffness_.end(), 0.0f);
+    solvedDt_ = 0.0f;
 }
 
 float Dfsph_Bender2017::attempt(float dt, SphStepResult& res, int& it, int& itDiv, float& meanErr,
@@ -265,7 +278,7 @@ float Dfsph_Bender2017::attempt(float dt, SphStepResult& res, int& it, int& itDi
     std::vector<Vec3f>& predictedVelocity = model_.predictedVelocity;
     // 2. Divergence-free velocities at t (the paper's step at the end of the previous step).
     std::copy(state.velocities.begin(), state.velocities.end(), predictedVelocity.begin());
-    warmStartDivergence(dt);
+    warmStart(dt, true);
     itDiv = 0;
     for (;;) {
         const float meanDiv = sweep(dt, true).first;
@@ -280,7 +293,7 @@ float Dfsph_Bender2017::attempt(float dt, SphStepResult& res, int& it, int& itDi
     model_.computeNonPressure(dt);
     res.msNonPressure += parallel::msSince(t1);
     // 4. Constant density.
-    std::fill(densityStiffness_.begin(), densityStiffness_.end(), 0.0f); // cold start (above)
+    warmStart(dt, false);
     it = 0;
     for (;;) {
         std::tie(meanErr, maxErr) = sweep(dt, false);
@@ -306,7 +319,7 @@ const SphStepResult& Dfsph_Bender2017::step(float maxDt) {
     const auto t0 = Clock::now();
     SphStepResult res;
     if (!model_.prepareStep(res, timeStep_.next(),
-                            {&divergenceStiffness_})) // its warm start follows the sort
+                            {&divergenceStiffness_, &densityStiffness_})) // warm starts follow the sort
         return model_.last;
     const SphConfig& config = model_.config();
     FluidState& state = model_.state;
@@ -315,6 +328,7 @@ const SphStepResult& Dfsph_Bender2017::step(float maxDt) {
     computeDensityAndFactor();
     startVelocity_.assign(state.velocities.begin(), state.velocities.end());
     startDivergence_.assign(divergenceStiffness_.begin(), divergenceStiffness_.end());
+    startDensity_.assign(densityStiffness_.begin(), densityStiffness_.end());
 
     float dt = timeStep_.planned(maxDt);
     int it = 0, itDiv = 0;
@@ -324,6 +338,7 @@ const SphStepResult& Dfsph_Bender2017::step(float maxDt) {
         if (attemptNo > 0) {
             std::copy(startVelocity_.begin(), startVelocity_.end(), state.velocities.begin());
             std::copy(startDivergence_.begin(), startDivergence_.end(), divergenceStiffness_.begin());
+            std::copy(startDensity_.begin(), startDensity_.end(), densityStiffness_.begin());
             if (track)
                 model_.boundary().clearForces();
             model_.moveBoundary(dt);
@@ -346,10 +361,16 @@ const SphStepResult& Dfsph_Bender2017::step(float maxDt) {
     res.maxDensityError = maxErr;
     res.converged = maxErr <= config.densityErrorTolerance;
     res.finite = finite;
-    // A restart or a missed tolerance halves the next step; good steps let it grow back by 5 %.
-    timeStep_.adaptToOutcome(res.restarts > 0 || !res.converged);
-    if (res.finite)
+    // The step follows the density solve's sweeps (Ihmsen et al. 2010, the rule PCISPH uses): more
+    // than kDensityMinIterations + 4 shrink it by 5 %, at most + 2 let it grow by 5 %, a restart or
+    // a missed tolerance halves it. Warm-started, the pressure carried from step to step must not
+    // outrun a partly converged solve (a deep column's slowest mode gains a few % per sweep): at
+    // the largest dt the fine column bounced (above). The cost: more, cheaper steps.
+    timeStep_.adaptToIterations(it, kDensityMinIterations, res.restarts > 0 || !res.converged);
+    if (res.finite) {
+        solvedDt_ = dt;
         commit(dt, maxV2, res);
+    }
     res.msPressure = parallel::msSince(t2) - res.msNonPressure;
     res.msTotal = parallel::msSince(t0);
     model_.last = res;

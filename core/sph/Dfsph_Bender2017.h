@@ -37,7 +37,9 @@ private:
     /// One Jacobi sweep of either solve; returns (mean, max) of the compressive source over rho0.
     std::pair<float, float> sweep(float dt, bool divergence);
     void applyPressureIncrement(float dt);
-    void warmStartDivergence(float dt);
+    /// Half the previous step's pressures of one solve as its first increment, where the
+    /// source compresses (Bender & Koschier 2017 section 4.3, SPlisHSPlasH's form).
+    void warmStart(float dt, bool divergence);
     /// The compressive source of particle i (of block b) at the current velocities: max(0, D rho_i
     /// / Dt) for the divergence solve (0 in a deficient neighbourhood), max(0, rho_i + dt D rho_i /
     /// Dt - rho0) for the density solve.
@@ -48,11 +50,12 @@ private:
 
     std::vector<BlockGradients> gradients_;
     // The factor 1 / (|sum m grad W|^2 + sum |m grad W|^2), the pressures over rho^2 of the
-    // divergence solve (kept across steps for its warm start, sorted with the particles) and of the
-    // density solve, and this sweep's increment.
+    // divergence and density solves (kept across steps for their warm starts, sorted with the
+    // particles), and this sweep's increment.
     std::vector<float> factor_, divergenceStiffness_, densityStiffness_, stiffnessIncrement_;
     std::vector<Vec3f> startVelocity_; // a restarted step starts again from these
-    std::vector<float> startDivergence_;
+    std::vector<float> startDivergence_, startDensity_;
+    float solvedDt_ = 0.0f; // the dt the kept pressures were solved at (0: none kept)
 };
 
 } // namespace octo
