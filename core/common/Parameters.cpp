@@ -84,9 +84,9 @@ std::vector<ParameterInfo> makeTable() {
         real("densityErrorTolerance", "Solver", "Density error eta", "1", 1e-4, 0.1, 0.01, false,
              "Both pressure solvers iterate until the maximum density error is below this fraction "
              "(DFSPH's paper uses the mean; a mean of 1 % left 5 % local errors)."),
-        real("divergenceErrorTolerance", "Solver", "Divergence error eta_v", "1/s", 1e-3, 10.0, 0.1, false,
+        real("divergenceErrorTolerance", "Solver", "Divergence error eta_v", "1/s", 1e-3, 10.0, 0.4, false,
              "DFSPH's divergence-free solve iterates until the mean compressive D rho/Dt is below this "
-             "fraction of rho0 per second."),
+             "fraction of rho0 per second (0.4: SPlisHSPlasH's 0.1 % per step at a 2.5 ms step)."),
         integer(
             "minIterations", "Solver", "Min iterations", 1, 50, 3, false,
             "Minimum PCISPH corrections per step (DFSPH: its paper's 2 density and 1 divergence sweeps)."),
