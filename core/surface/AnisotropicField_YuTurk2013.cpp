@@ -163,6 +163,21 @@ float fieldSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float
     return fieldSum(c, m, ox, oy, oz);
 }
 const bool kHasAvx2 = __builtin_cpu_supports("avx2");
+// For each 8-bit mask, the lanes it keeps, packed to the front, and their number.
+struct CompressTable {
+    alignas(32) uint32_t lanes[256][8];
+    uint8_t count[256];
+    constexpr CompressTable() : lanes{}, count{} {
+        for (unsigned m = 0; m < 256; ++m) {
+            unsigned k = 0;
+            for (unsigned l = 0; l < 8; ++l)
+                if ((m >> l) & 1u)
+                    lanes[m][k++] = l;
+            count[m] = uint8_t(k);
+        }
+    }
+};
+constexpr CompressTable kCompress;
 #endif
 
 // w_i = 1 - (sqrt(r2_i) / r_c)^3 for i < n (arrays of at least n rounded up to 8): the same
@@ -241,56 +256,197 @@ struct NeighbourMoments {
     float sxx = 0, sxy = 0, sxz = 0, syy = 0, syz = 0, szz = 0;
 };
 
-/// Writes the neighbours of x within rc (rc2 = rc^2) and their squared distances to scratch.kept,
-/// scratch.r2 (growing them); returns their number. The cells overlapping the box of x +- r_c (3-4
-/// per axis), not forEachNeighbor's ceil(r_c / cell) = 2 cells on each side (5 per axis, ~2.9x the
-/// candidates). The neighbours are kept branch-free.
-size_t keepNeighbours(const NeighborGrid& grid, std::span<const Vec3f> xs, const Vec3f& x, float rc,
-                      float rc2, CovarianceScratch& scratch) {
-    std::vector<uint32_t>& kept = scratch.kept;
-    std::vector<float>&r2s = scratch.r2, &ws = scratch.w;
+/// Appends the particles j in [b, e) within rc of x (r2 <= rc2) at nk: j, |x_j - x|^2, x_j - x
+/// (scratch has room for e - b + 8 more); returns the new count. |d|^2 = dx^2 + (dy^2 + dz^2),
+/// the order of Eigen's squaredNorm(). Kept branch-free.
+size_t keepRangeBaseline(const float* px, const float* py, const float* pz, uint32_t b, uint32_t e,
+                         const Vec3f& x, float rc2, CovarianceScratch& s, size_t nk) {
+    for (uint32_t j = b; j < e; ++j) {
+        const float dx = px[j] - x.x(), dy = py[j] - x.y(), dz = pz[j] - x.z();
+        const float r2 = dx * dx + (dy * dy + dz * dz);
+        s.kept[nk] = j;
+        s.r2[nk] = r2;
+        s.dx[nk] = dx;
+        s.dy[nk] = dy;
+        s.dz[nk] = dz;
+        nk += r2 <= rc2 ? 1 : 0;
+    }
+    return nk;
+}
+#if defined(__x86_64__) || defined(__i386__)
+// Eight at a time, the kept lanes packed by a permutation; the baseline's float operations (AVX2
+// without FMA). Reads up to seven positions past e (the arrays are padded).
+[[gnu::target("avx2")]] size_t keepRangeAvx2(const float* px, const float* py, const float* pz, uint32_t b,
+                                             uint32_t e, const Vec3f& x, float rc2, CovarianceScratch& s,
+                                             size_t nk) {
+    const __m256 vx = _mm256_set1_ps(x.x()), vy = _mm256_set1_ps(x.y()), vz = _mm256_set1_ps(x.z()),
+                 vr = _mm256_set1_ps(rc2);
+    __m256i index =
+        _mm256_add_epi32(_mm256_set1_epi32(int32_t(b)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    for (uint32_t j = b; j < e; j += 8) {
+        const __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(px + j), vx);
+        const __m256 dy = _mm256_sub_ps(_mm256_loadu_ps(py + j), vy);
+        const __m256 dz = _mm256_sub_ps(_mm256_loadu_ps(pz + j), vz);
+        const __m256 r2 =
+            _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_add_ps(_mm256_mul_ps(dy, dy), _mm256_mul_ps(dz, dz)));
+        auto mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(r2, vr, _CMP_LE_OQ)));
+        if (e - j < 8)
+            mask &= (1u << (e - j)) - 1u;
+        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s.kept.data() + nk),
+                            _mm256_permutevar8x32_epi32(index, perm));
+        _mm256_storeu_ps(s.r2.data() + nk, _mm256_permutevar8x32_ps(r2, perm));
+        _mm256_storeu_ps(s.dx.data() + nk, _mm256_permutevar8x32_ps(dx, perm));
+        _mm256_storeu_ps(s.dy.data() + nk, _mm256_permutevar8x32_ps(dy, perm));
+        _mm256_storeu_ps(s.dz.data() + nk, _mm256_permutevar8x32_ps(dz, perm));
+        nk += kCompress.count[mask];
+        index = _mm256_add_epi32(index, _mm256_set1_epi32(8));
+    }
+    return nk;
+}
+#endif
+
+/// Writes the neighbours of x within rc (rc2 = rc^2) to scratch (keepRange*), growing it; returns
+/// their number. The cells overlapping the box of x +- r_c (3-4 per axis), not forEachNeighbor's
+/// ceil(r_c / cell) = 2 cells on each side (5 per axis, ~2.9x the candidates); cells whose particles
+/// follow each other in the sorted order (x neighbours in a Morton brick) are tested as one range.
+size_t keepNeighbours(const NeighborGrid& grid, const float* px, const float* py, const float* pz,
+                      const Vec3f& x, float rc, float rc2, CovarianceScratch& scratch) {
     size_t nk = 0;
+    uint32_t b0 = 0, e0 = 0; // the pending range
+    auto keep = [&]() {
+        if (scratch.kept.size() < nk + (e0 - b0) + 8) {
+            const size_t cap = std::max(2 * scratch.kept.size(), nk + (e0 - b0) + 8);
+            for (auto* v : {&scratch.r2, &scratch.w, &scratch.dx, &scratch.dy, &scratch.dz})
+                v->resize(cap);
+            scratch.kept.resize(cap);
+        }
+#if defined(__x86_64__) || defined(__i386__)
+        if (kHasAvx2) {
+            nk = keepRangeAvx2(px, py, pz, b0, e0, x, rc2, scratch, nk);
+            return;
+        }
+#endif
+        nk = keepRangeBaseline(px, py, pz, b0, e0, x, rc2, scratch, nk);
+    };
     grid.forEachRangeInBox(x.array() - rc, x.array() + rc, [&](uint32_t b, uint32_t e) {
-        if (kept.size() < nk + (e - b)) {
-            const size_t cap = std::max(2 * kept.size(), nk + (e - b));
-            kept.resize(cap);
-            r2s.resize(cap + 8);
-            ws.resize(cap + 8);
+        if (b != e0) {
+            if (e0 > b0)
+                keep();
+            b0 = b;
         }
-        for (uint32_t j = b; j < e; ++j) {
-            const float r2 = (xs[j] - x).squaredNorm();
-            kept[nk] = j;
-            r2s[nk] = r2;
-            nk += r2 <= rc2 ? 1 : 0;
-        }
+        e0 = e;
         return true;
     });
+    if (e0 > b0)
+        keep();
     return nk;
 }
 
-/// The moments of the nk kept neighbours of x with weights scratch.w, summed in kept order.
-NeighbourMoments sumMoments(std::span<const Vec3f> xs, const Vec3f& x, const CovarianceScratch& scratch,
-                            size_t nk, std::span<const uint8_t> surface, bool surfaceOnly) {
-    NeighbourMoments m;
-    for (size_t i = 0; i < nk; ++i) {
-        const uint32_t j = scratch.kept[i];
-        const Vec3f d = xs[j] - x;
-        const float w = scratch.w[i];
-        m.sw += w;
-        m.sd += w * d;
-        if (surfaceOnly) { // adding 0 changes no sum
-            const float ws = surface[j] ? w : 0.0f;
-            m.swSurface += ws;
-            m.sdSurface += ws * d;
-        }
-        m.sxx += w * d.x() * d.x();
-        m.sxy += w * d.x() * d.y();
-        m.sxz += w * d.x() * d.z();
-        m.syy += w * d.y() * d.y();
-        m.syz += w * d.y() * d.z();
-        m.szz += w * d.z() * d.z();
+/// Up to eight particles' neighbour sums, one particle per SIMD lane: each lane adds its own
+/// terms in its kept order (the sums of the one-particle loop, bit for bit); a lane's padding
+/// terms are +0 and leave its sums unchanged (a sum that starts at +0 is never -0).
+struct MomentBatch {
+    static constexpr size_t kLanes = 8;
+    size_t lanes = 0, longest = 0;
+    size_t count[kLanes] = {};
+    NeighbourMoments moments[kLanes];
+};
+
+/// Lane l of batch b: the nk kept neighbours (scratch.kept, weights scratch.w, offsets) written
+/// interleaved, growing the lane arrays.
+void addToBatch(MomentBatch& b, CovarianceScratch& scratch, size_t nk, std::span<const uint8_t> surface,
+                bool surfaceOnly) {
+    const size_t l = b.lanes++;
+    if (scratch.laneW.size() < 8 * nk)
+        for (auto* v : {&scratch.laneW, &scratch.laneDx, &scratch.laneDy, &scratch.laneDz, &scratch.laneWs})
+            v->resize(std::max(8 * nk, 2 * v->size()));
+    if (nk > b.longest) { // the other lanes are padded up to the new length
+        for (size_t i = 8 * b.longest; i < 8 * nk; ++i)
+            scratch.laneW[i] = scratch.laneDx[i] = scratch.laneDy[i] = scratch.laneDz[i] = scratch.laneWs[i] =
+                0.0f;
+        b.longest = nk;
     }
-    return m;
+    for (size_t i = 0; i < nk; ++i) {
+        const float w = scratch.w[i];
+        scratch.laneW[8 * i + l] = w;
+        scratch.laneDx[8 * i + l] = scratch.dx[i];
+        scratch.laneDy[8 * i + l] = scratch.dy[i];
+        scratch.laneDz[8 * i + l] = scratch.dz[i];
+        scratch.laneWs[8 * i + l] = surfaceOnly && surface[scratch.kept[i]] ? w : 0.0f;
+    }
+    for (size_t i = nk; i < b.longest; ++i)
+        scratch.laneW[8 * i + l] = scratch.laneDx[8 * i + l] = scratch.laneDy[8 * i + l] =
+            scratch.laneDz[8 * i + l] = scratch.laneWs[8 * i + l] = 0.0f;
+    b.count[l] = nk;
+}
+
+/// The batch's sums: the first moments, then the second (each pass keeps its sums in registers).
+[[gnu::always_inline]] inline void sumBatch(MomentBatch& b, const CovarianceScratch& scratch) {
+    const F8 zero = {};
+    F8 sw = zero, sws = zero, sdx = zero, sdy = zero, sdz = zero, ssx = zero, ssy = zero, ssz = zero;
+    const float *pw = scratch.laneW.data(), *px = scratch.laneDx.data(), *py = scratch.laneDy.data(),
+                *pz = scratch.laneDz.data(), *ps = scratch.laneWs.data();
+    for (size_t i = 0; i < 8 * b.longest; i += 8) {
+        F8 w, dx, dy, dz, ws;
+        load8(w, pw + i);
+        load8(dx, px + i);
+        load8(dy, py + i);
+        load8(dz, pz + i);
+        load8(ws, ps + i);
+        sw += w;
+        sdx += w * dx;
+        sdy += w * dy;
+        sdz += w * dz;
+        sws += ws;
+        ssx += ws * dx;
+        ssy += ws * dy;
+        ssz += ws * dz;
+    }
+    F8 xx = zero, xy = zero, xz = zero, yy = zero, yz = zero, zz = zero;
+    for (size_t i = 0; i < 8 * b.longest; i += 8) {
+        F8 w, dx, dy, dz;
+        load8(w, pw + i);
+        load8(dx, px + i);
+        load8(dy, py + i);
+        load8(dz, pz + i);
+        const F8 wx = w * dx; // w d.x() d.y() groups as (w d.x()) d.y()
+        xx += wx * dx;
+        xy += wx * dy;
+        xz += wx * dz;
+        yy += w * dy * dy;
+        yz += w * dy * dz;
+        zz += w * dz * dz;
+    }
+    for (size_t l = 0; l < b.lanes; ++l) {
+        NeighbourMoments& m = b.moments[l];
+        m.sw = sw[l];
+        m.swSurface = sws[l];
+        m.sd = Vec3f(sdx[l], sdy[l], sdz[l]);
+        m.sdSurface = Vec3f(ssx[l], ssy[l], ssz[l]);
+        m.sxx = xx[l];
+        m.sxy = xy[l];
+        m.sxz = xz[l];
+        m.syy = yy[l];
+        m.syz = yz[l];
+        m.szz = zz[l];
+    }
+}
+
+void sumBatchBaseline(MomentBatch& b, const CovarianceScratch& scratch) {
+    sumBatch(b, scratch);
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] void sumBatchAvx2(MomentBatch& b, const CovarianceScratch& scratch) {
+    sumBatch(b, scratch);
+}
+#endif
+void sumMoments(MomentBatch& b, const CovarianceScratch& scratch) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return sumBatchAvx2(b, scratch);
+#endif
+    sumBatchBaseline(b, scratch);
 }
 
 /// The kernel centre's shift xbar_k - x_k: Eq. 6's mean mu (relative to x_k), or for a surface
@@ -393,6 +549,15 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
     const size_t n = xs.size();
     xs_ = xs;
     assignSlots(grid, anisotropic, n);
+    for (auto* v : {&px_, &py_, &pz_})
+        v->resize(n + 8);
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16384), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t k = r.begin(); k < r.end(); ++k) {
+            px_[k] = xs[k].x();
+            py_[k] = xs[k].y();
+            pz_[k] = xs[k].z();
+        }
+    });
     const float R = s.kernelRadius, rc = s.covarianceRadius, V = s.particleVolume;
     isoG = 1.0f / R;
     isoAmp = V * kSigma * isoG * isoG * isoG;
@@ -405,12 +570,36 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
         uint64_t mine = 0;
         float shiftMax = 0.0f;
         CovarianceScratch& scratch = scratchOfThread();
+        // Eq. 4-10 for a batch of particles whose neighbour sums ran in SIMD lanes.
+        MomentBatch batch;
+        size_t members[MomentBatch::kLanes];
+        auto finish = [&]() {
+            sumMoments(batch, scratch);
+            for (size_t l = 0; l < batch.lanes; ++l) {
+                const size_t k = members[l];
+                const NeighbourMoments& m = batch.moments[l];
+                const Vec3f x = xs[k];
+                const auto o = size_t(slot[k]);
+                const float inv = m.sw > 0.0f ? 1.0f / m.sw : 0.0f;
+                const Vec3f mu = inv * m.sd; // xw_k - x_k
+                const Vec3f shift = smoothingShift(m, mu, surfaceOnly && surface[k], s);
+                cx[o] = x.x() + shift.x();
+                cy[o] = x.y() + shift.y();
+                cz[o] = x.z() + shift.z();
+                shiftMax = std::max(shiftMax, shift.norm());
+                if (int(batch.count[l]) - 1 < s.nEps) // the particle itself is not a neighbour
+                    setIsotropic(o, knG, knAmp);
+                else if (!setEllipsoid(o, covarianceOf(m, inv, mu)))
+                    setIsotropic(o, isoG, isoAmp);
+            }
+            batch.lanes = batch.longest = 0;
+        };
         for (size_t k = range.begin(); k < range.end(); ++k) {
             if (slot[k] < 0)
                 continue; // the isotropic kernel at x_k, read from the positions
             const Vec3f x = xs[k];
-            const auto o = size_t(slot[k]);
             if (!anisotropic.empty() && !anisotropic[k]) { // the isotropic kernel at x_k, stored
+                const auto o = size_t(slot[k]);
                 cx[o] = x.x();
                 cy[o] = x.y();
                 cz[o] = x.z();
@@ -418,22 +607,15 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
                 continue;
             }
             ++mine;
-            const size_t nk = keepNeighbours(grid, xs, x, rc, rc2, scratch);
+            const size_t nk = keepNeighbours(grid, px_.data(), py_.data(), pz_.data(), x, rc, rc2, scratch);
             covarianceWeights(scratch.r2.data(), nk, invRc, scratch.w.data());
-            const NeighbourMoments m = sumMoments(xs, x, scratch, nk, surface, surfaceOnly);
-            const auto neighbours = int(nk);
-            const float inv = m.sw > 0.0f ? 1.0f / m.sw : 0.0f;
-            const Vec3f mu = inv * m.sd; // xw_k - x_k
-            const Vec3f shift = smoothingShift(m, mu, surfaceOnly && surface[k], s);
-            cx[o] = x.x() + shift.x();
-            cy[o] = x.y() + shift.y();
-            cz[o] = x.z() + shift.z();
-            shiftMax = std::max(shiftMax, shift.norm());
-            if (neighbours - 1 < s.nEps) // the particle itself is not a neighbour
-                setIsotropic(o, knG, knAmp);
-            else if (!setEllipsoid(o, covarianceOf(m, inv, mu)))
-                setIsotropic(o, isoG, isoAmp);
+            members[batch.lanes] = k;
+            addToBatch(batch, scratch, nk, surface, surfaceOnly);
+            if (batch.lanes == MomentBatch::kLanes)
+                finish();
         }
+        if (batch.lanes > 0)
+            finish();
         count += mine;
         atomicMax(maxShift, shiftMax);
     });
@@ -531,21 +713,6 @@ size_t keepWithinBaseline(const float* x, const float* y, const float* z, const 
     return k;
 }
 #if defined(__x86_64__) || defined(__i386__)
-// For each 8-bit mask, the lanes it keeps, packed to the front, and their number.
-struct CompressTable {
-    alignas(32) uint32_t lanes[256][8];
-    uint8_t count[256];
-    constexpr CompressTable() : lanes{}, count{} {
-        for (unsigned m = 0; m < 256; ++m) {
-            unsigned k = 0;
-            for (unsigned l = 0; l < 8; ++l)
-                if ((m >> l) & 1u)
-                    lanes[m][k++] = l;
-            count[m] = uint8_t(k);
-        }
-    }
-};
-constexpr CompressTable kCompress;
 
 // Eight at a time, the kept lanes packed by a permutation (no branch per kept point); the same
 // float operations as the baseline (AVX2 without FMA), so the same points are kept.
@@ -628,7 +795,8 @@ void AnisotropicKernels::addWithGradient(size_t j, const Vec3f& x, float& f, Vec
 
 size_t AnisotropicKernels::bytes() const {
     return (cx.capacity() + cy.capacity() + cz.capacity() + g00.capacity() + g01.capacity() + g02.capacity() +
-            g11.capacity() + g12.capacity() + g22.capacity() + amp.capacity()) *
+            g11.capacity() + g12.capacity() + g22.capacity() + amp.capacity() + px_.capacity() +
+            py_.capacity() + pz_.capacity()) *
                sizeof(float) +
            slot.capacity() * sizeof(int32_t);
 }

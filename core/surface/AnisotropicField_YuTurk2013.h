@@ -38,10 +38,13 @@ struct AnisotropySettings {
     float shiftLimit = 0.01f;       ///< |xbar_j - x_j| at most this (the particle radius r)
 };
 
-/// compute()'s per-thread buffers: the kept neighbours, their squared distances and weights.
+/// compute()'s per-thread buffers: the kept neighbours, their squared distances and weights; for
+/// a batch of up to eight particles summed in SIMD lanes, each neighbour's weight, offset and
+/// surface weight, interleaved (neighbour i of lane l at 8 i + l).
 struct CovarianceScratch {
     std::vector<uint32_t> kept;
-    std::vector<float> r2, w;
+    std::vector<float> r2, w, dx, dy, dz; // per kept neighbour j: |x_j - x|^2, weight, x_j - x
+    std::vector<float> laneW, laneDx, laneDy, laneDz, laneWs;
 };
 
 struct AnisotropicCandidates;
@@ -105,7 +108,8 @@ private:
 
     AnisotropySettings s_;
     float maxShift_ = 0.0f;
-    std::span<const Vec3f> xs_; // the particles of the last compute
+    std::span<const Vec3f> xs_;       // the particles of the last compute
+    std::vector<float> px_, py_, pz_; // the same, structure of arrays, padded by a SIMD batch
 };
 
 /// The kernels near one block of corners, relative to a centre, padded to whole SIMD batches with
