@@ -506,15 +506,14 @@ int32_t AnisotropicKernels::assignSlots(const NeighborGrid& grid, std::span<cons
                 slot[k] = any ? m++ : -1;
         }
     }
-    for (auto* v : {&cx, &cy, &cz, &g00, &g01, &g02, &g11, &g12, &g22, &amp})
+    for (auto* v : {&cx, &cy, &cz})
         v->resize(size_t(m));
+    shape.resize(size_t(m));
     return m;
 }
 
 void AnisotropicKernels::setIsotropic(size_t o, float g, float a) {
-    g00[o] = g11[o] = g22[o] = g;
-    g01[o] = g02[o] = g12[o] = 0.0f;
-    amp[o] = a;
+    shape[o] = KernelShape{g, 0.0f, 0.0f, g, 0.0f, g, a, 0.0f};
 }
 
 bool AnisotropicKernels::setEllipsoid(size_t o, const Mat3f& C) {
@@ -531,13 +530,9 @@ bool AnisotropicKernels::setEllipsoid(size_t o, const Mat3f& C) {
         inverseAxis[a] = 1.0f / (R * std::max(ev[a], s1 / s_.kr) / s1);
     const Mat3f& Q = es.eigenvectors();
     const Mat3f G = Q * inverseAxis.asDiagonal() * Q.transpose();
-    g00[o] = G(0, 0);
-    g01[o] = G(0, 1);
-    g02[o] = G(0, 2);
-    g11[o] = G(1, 1);
-    g12[o] = G(1, 2);
-    g22[o] = G(2, 2);
-    amp[o] = s_.particleVolume * kSigma * inverseAxis.prod();
+    shape[o] = KernelShape{
+        G(0, 0), G(0, 1), G(0, 2), G(1, 1), G(1, 2), G(2, 2), s_.particleVolume * kSigma * inverseAxis.prod(),
+        0.0f};
     return true;
 }
 
@@ -642,6 +637,7 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
     constexpr size_t kChunk = 64;
     uint8_t keep[kChunk];
     const int32_t s0 = slot[b];
+    const KernelShape iso{isoG, 0.0f, 0.0f, isoG, 0.0f, isoG, isoAmp, 0.0f};
     for (size_t i0 = 0; i0 < n; i0 += kChunk) {
         const size_t m = std::min(kChunk, n - i0);
         size_t nk = 0;
@@ -656,13 +652,7 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
                 out.x[c] = cx[r] - ox;
                 out.y[c] = cy[r] - oy;
                 out.z[c] = cz[r] - oz;
-                out.g00[c] = g00[r];
-                out.g01[c] = g01[r];
-                out.g02[c] = g02[r];
-                out.g11[c] = g11[r];
-                out.g12[c] = g12[r];
-                out.g22[c] = g22[r];
-                out.amp[c] = amp[r];
+                out.shape[c] = shape[r];
                 if constexpr (kIds)
                     (*ids)[c] = b + uint32_t(i0 + keep[k]);
             }
@@ -677,9 +667,7 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
                 out.x[c] = q.x() - ox;
                 out.y[c] = q.y() - oy;
                 out.z[c] = q.z() - oz;
-                out.g00[c] = out.g11[c] = out.g22[c] = isoG;
-                out.g01[c] = out.g02[c] = out.g12[c] = 0.0f;
-                out.amp[c] = isoAmp;
+                out.shape[c] = iso;
                 if constexpr (kIds)
                     (*ids)[c] = b + uint32_t(i0 + keep[k]);
             }
@@ -762,7 +750,8 @@ Kernel kernelOf(const AnisotropicKernels& k, size_t j) {
     if (s < 0)
         return {k.centre(j), k.isoG, 0.0f, 0.0f, k.isoG, 0.0f, k.isoG, k.isoAmp};
     const auto o = size_t(s);
-    return {k.centre(j), k.g00[o], k.g01[o], k.g02[o], k.g11[o], k.g12[o], k.g22[o], k.amp[o]};
+    const KernelShape& g = k.shape[o];
+    return {k.centre(j), g.g00, g.g01, g.g02, g.g11, g.g12, g.g22, g.amp};
 }
 } // namespace
 
@@ -794,9 +783,9 @@ void AnisotropicKernels::addWithGradient(size_t j, const Vec3f& x, float& f, Vec
 }
 
 size_t AnisotropicKernels::bytes() const {
-    return (cx.capacity() + cy.capacity() + cz.capacity() + g00.capacity() + g01.capacity() + g02.capacity() +
-            g11.capacity() + g12.capacity() + g22.capacity() + amp.capacity() + px_.capacity() +
-            py_.capacity() + pz_.capacity()) *
+    return shape.capacity() * sizeof(KernelShape) +
+           (cx.capacity() + cy.capacity() + cz.capacity() + px_.capacity() + py_.capacity() +
+            pz_.capacity()) *
                sizeof(float) +
            slot.capacity() * sizeof(int32_t);
 }
@@ -807,14 +796,71 @@ void AnisotropicCandidates::grow(size_t need) {
     const size_t cap = std::max(need, 2 * x.size());
     for (auto* v : {&x, &y, &z, &g00, &g01, &g02, &g11, &g12, &g22, &amp})
         v->resize(cap);
+    shape.resize(cap);
 }
+
+namespace {
+// The shapes of src[pick[k]], k < n, as seven arrays (a transpose: the values are moved, not
+// computed). Writes whole batches of eight: up to seven values past n.
+void transposeShapesBaseline(const KernelShape* src, const uint32_t* pick, size_t n, float* const* out) {
+    for (size_t k = 0; k < n; ++k) {
+        const KernelShape& g = src[pick[k]];
+        out[0][k] = g.g00;
+        out[1][k] = g.g01;
+        out[2][k] = g.g02;
+        out[3][k] = g.g11;
+        out[4][k] = g.g12;
+        out[5][k] = g.g22;
+        out[6][k] = g.amp;
+    }
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] void transposeShapesAvx2(const KernelShape* src, const uint32_t* pick, size_t n,
+                                                 float* const* out) {
+    for (size_t k = 0; k < n; k += 8) {
+        __m256 r[8];
+        for (size_t i = 0; i < 8; ++i)
+            r[i] = k + i < n ? _mm256_load_ps(&src[pick[k + i]].g00) : _mm256_setzero_ps();
+        // 8 x 8 transpose: rows are kernels, columns the shape's values.
+        const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+        const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+        const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+        const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+        const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+        const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+        const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+        const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+        _mm256_storeu_ps(out[0] + k, _mm256_permute2f128_ps(u0, u4, 0x20));
+        _mm256_storeu_ps(out[1] + k, _mm256_permute2f128_ps(u1, u5, 0x20));
+        _mm256_storeu_ps(out[2] + k, _mm256_permute2f128_ps(u2, u6, 0x20));
+        _mm256_storeu_ps(out[3] + k, _mm256_permute2f128_ps(u3, u7, 0x20));
+        _mm256_storeu_ps(out[4] + k, _mm256_permute2f128_ps(u0, u4, 0x31));
+        _mm256_storeu_ps(out[5] + k, _mm256_permute2f128_ps(u1, u5, 0x31));
+        _mm256_storeu_ps(out[6] + k, _mm256_permute2f128_ps(u2, u6, 0x31));
+    }
+}
+#endif
+} // namespace
 
 void AnisotropicCandidates::assignFrom(const AnisotropicCandidates& o, const uint32_t* pick, size_t n,
                                        const Vec3f& shift) {
     clear();
     reserveMore(n);
-    for (size_t k = 0; k < n; ++k)
-        pushFromUnchecked(o, pick[k], shift, true);
+    for (size_t k = 0; k < n; ++k) {
+        const uint32_t i = pick[k];
+        x[k] = o.x[i] - shift.x();
+        y[k] = o.y[i] - shift.y();
+        z[k] = o.z[i] - shift.z();
+    }
+    float* const out[7] = {g00.data(), g01.data(), g02.data(), g11.data(),
+                           g12.data(), g22.data(), amp.data()};
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        transposeShapesAvx2(o.shape.data(), pick, n, out);
+    else
+#endif
+        transposeShapesBaseline(o.shape.data(), pick, n, out);
+    count = n;
     seal();
 }
 
@@ -826,7 +872,7 @@ void AnisotropicCandidates::seal() {
 }
 
 size_t AnisotropicCandidates::bytes() const {
-    return 10 * x.capacity() * sizeof(float);
+    return 10 * x.capacity() * sizeof(float) + shape.capacity() * sizeof(KernelShape);
 }
 
 } // namespace octo

@@ -49,6 +49,12 @@ struct CovarianceScratch {
 
 struct AnisotropicCandidates;
 
+/// A kernel's shape: the symmetric G (support |G d| < 1) and the amplitude, one 32-byte record (so
+/// a kernel is copied with one vector move and eight are transposed to lanes in registers).
+struct alignas(32) KernelShape {
+    float g00, g01, g02, g11, g12, g22, amp, unused;
+};
+
 /// The kernels of all particles, in the neighbour grid's sorted order (structure of arrays).
 class AnisotropicKernels {
 public:
@@ -87,10 +93,9 @@ public:
     // slots in sorted order, so a cell's kernels are read contiguously; cells without one are read
     // from the positions.
     std::vector<int32_t> slot;
-    // Per record: smoothed centre, symmetric G (support |G d| < 1), amplitude.
+    // Per record: smoothed centre, shape.
     std::vector<float> cx, cy, cz;
-    std::vector<float> g00, g01, g02, g11, g12, g22;
-    std::vector<float> amp;
+    std::vector<KernelShape> shape;
     float isoG = 0.0f, isoAmp = 0.0f;
     uint64_t anisotropicCount = 0; ///< particles that got Eq. 4-10 (for stats)
 
@@ -112,33 +117,23 @@ private:
     std::vector<float> px_, py_, pz_; // the same, structure of arrays, padded by a SIMD batch
 };
 
-/// The kernels near one block of corners, relative to a centre, padded to whole SIMD batches with
-/// far kernels (weight 0). Reused between calls.
+/// The kernels near one block of corners, relative to a centre. gather() fills the centres and
+/// shape (records); assignFrom() picks some of them into the sealed lanes read by the field sums:
+/// centres and the shape's seven values as arrays, padded to whole SIMD batches with far kernels
+/// (weight 0). Reused between calls.
 struct AnisotropicCandidates {
     static constexpr size_t kLanes = 8;
-    std::vector<float> x, y, z, g00, g01, g02, g11, g12, g22, amp;
+    std::vector<float> x, y, z;
+    std::vector<KernelShape> shape;
+    std::vector<float> g00, g01, g02, g11, g12, g22, amp;
     size_t count = 0;
     void clear() { count = 0; }
-    /// Room for n more candidates (and the padding): the *Unchecked appends may follow.
+    /// Room for n more candidates (and the padding).
     void reserveMore(size_t n) {
         if (count + n + kLanes > x.size())
             grow(count + n + kLanes);
     }
-    /// Writes candidate o[i] at the end and keeps it when keep (branch-free filtering).
-    void pushFromUnchecked(const AnisotropicCandidates& o, size_t i, const Vec3f& shift, bool keep) {
-        x[count] = o.x[i] - shift.x();
-        y[count] = o.y[i] - shift.y();
-        z[count] = o.z[i] - shift.z();
-        g00[count] = o.g00[i];
-        g01[count] = o.g01[i];
-        g02[count] = o.g02[i];
-        g11[count] = o.g11[i];
-        g12[count] = o.g12[i];
-        g22[count] = o.g22[i];
-        amp[count] = o.amp[i];
-        count += keep ? 1 : 0;
-    }
-    /// Replaces the candidates by o[pick[0..n)], centres shifted by -shift, and seals them.
+    /// Replaces the candidates by o[pick[0..n)] (gathered), centres shifted by -shift, and seals them.
     void assignFrom(const AnisotropicCandidates& o, const uint32_t* pick, size_t n, const Vec3f& shift);
     void seal();
     size_t padded() const { return (count + kLanes - 1) / kLanes * kLanes; }
