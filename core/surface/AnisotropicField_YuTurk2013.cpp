@@ -260,7 +260,7 @@ struct NeighbourMoments {
 /// (scratch has room for e - b + 8 more); returns the new count. |d|^2 = dx^2 + (dy^2 + dz^2),
 /// the order of Eigen's squaredNorm(). Kept branch-free.
 size_t keepRangeBaseline(const float* px, const float* py, const float* pz, uint32_t b, uint32_t e,
-                         const Vec3f& x, float rc2, CovarianceScratch& s, size_t nk) {
+                         const Vec3f& x, float rc2, CovarianceScratch::Lane& s, size_t nk) {
     for (uint32_t j = b; j < e; ++j) {
         const float dx = px[j] - x.x(), dy = py[j] - x.y(), dz = pz[j] - x.z();
         const float r2 = dx * dx + (dy * dy + dz * dz);
@@ -277,8 +277,8 @@ size_t keepRangeBaseline(const float* px, const float* py, const float* pz, uint
 // Eight at a time, the kept lanes packed by a permutation; the baseline's float operations (AVX2
 // without FMA). Reads up to seven positions past e (the arrays are padded).
 [[gnu::target("avx2")]] size_t keepRangeAvx2(const float* px, const float* py, const float* pz, uint32_t b,
-                                             uint32_t e, const Vec3f& x, float rc2, CovarianceScratch& s,
-                                             size_t nk) {
+                                             uint32_t e, const Vec3f& x, float rc2,
+                                             CovarianceScratch::Lane& s, size_t nk) {
     const __m256 vx = _mm256_set1_ps(x.x()), vy = _mm256_set1_ps(x.y()), vz = _mm256_set1_ps(x.z()),
                  vr = _mm256_set1_ps(rc2);
     __m256i index =
@@ -311,13 +311,13 @@ size_t keepRangeBaseline(const float* px, const float* py, const float* pz, uint
 /// ceil(r_c / cell) = 2 cells on each side (5 per axis, ~2.9x the candidates); cells whose particles
 /// follow each other in the sorted order (x neighbours in a Morton brick) are tested as one range.
 size_t keepNeighbours(const NeighborGrid& grid, const float* px, const float* py, const float* pz,
-                      const Vec3f& x, float rc, float rc2, CovarianceScratch& scratch) {
+                      const Vec3f& x, float rc, float rc2, CovarianceScratch::Lane& scratch) {
     size_t nk = 0;
     uint32_t b0 = 0, e0 = 0; // the pending range
     auto keep = [&]() {
         if (scratch.kept.size() < nk + (e0 - b0) + 8) {
             const size_t cap = std::max(2 * scratch.kept.size(), nk + (e0 - b0) + 8);
-            for (auto* v : {&scratch.r2, &scratch.w, &scratch.dx, &scratch.dy, &scratch.dz})
+            for (auto* v : {&scratch.r2, &scratch.w, &scratch.ws, &scratch.dx, &scratch.dy, &scratch.dz})
                 v->resize(cap);
             scratch.kept.resize(cap);
         }
@@ -353,32 +353,74 @@ struct MomentBatch {
     NeighbourMoments moments[kLanes];
 };
 
-/// Lane l of batch b: the nk kept neighbours (scratch.kept, weights scratch.w, offsets) written
-/// interleaved, growing the lane arrays.
-void addToBatch(MomentBatch& b, CovarianceScratch& scratch, size_t nk, std::span<const uint8_t> surface,
-                bool surfaceOnly) {
-    const size_t l = b.lanes++;
-    if (scratch.laneW.size() < 8 * nk)
-        for (auto* v : {&scratch.laneW, &scratch.laneDx, &scratch.laneDy, &scratch.laneDz, &scratch.laneWs})
-            v->resize(std::max(8 * nk, 2 * v->size()));
-    if (nk > b.longest) { // the other lanes are padded up to the new length
-        for (size_t i = 8 * b.longest; i < 8 * nk; ++i)
-            scratch.laneW[i] = scratch.laneDx[i] = scratch.laneDy[i] = scratch.laneDz[i] = scratch.laneWs[i] =
-                0.0f;
-        b.longest = nk;
+/// out[8 i + l] = rows[l][i] for i < n (n a multiple of 8): the lanes' values interleaved.
+void interleaveBaseline(const float* const* rows, size_t n, float* out) {
+    for (size_t i = 0; i < n; ++i)
+        for (size_t l = 0; l < 8; ++l)
+            out[8 * i + l] = rows[l][i];
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] void interleaveAvx2(const float* const* rows, size_t n, float* out) {
+    for (size_t i = 0; i < n; i += 8) { // an 8 x 8 transpose
+        __m256 r[8];
+        for (size_t l = 0; l < 8; ++l)
+            r[l] = _mm256_loadu_ps(rows[l] + i);
+        const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+        const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+        const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+        const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+        const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+        const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+        const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+        const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+        float* o = out + 8 * i;
+        _mm256_storeu_ps(o, _mm256_permute2f128_ps(u0, u4, 0x20));
+        _mm256_storeu_ps(o + 8, _mm256_permute2f128_ps(u1, u5, 0x20));
+        _mm256_storeu_ps(o + 16, _mm256_permute2f128_ps(u2, u6, 0x20));
+        _mm256_storeu_ps(o + 24, _mm256_permute2f128_ps(u3, u7, 0x20));
+        _mm256_storeu_ps(o + 32, _mm256_permute2f128_ps(u0, u4, 0x31));
+        _mm256_storeu_ps(o + 40, _mm256_permute2f128_ps(u1, u5, 0x31));
+        _mm256_storeu_ps(o + 48, _mm256_permute2f128_ps(u2, u6, 0x31));
+        _mm256_storeu_ps(o + 56, _mm256_permute2f128_ps(u3, u7, 0x31));
     }
-    for (size_t i = 0; i < nk; ++i) {
-        const float w = scratch.w[i];
-        scratch.laneW[8 * i + l] = w;
-        scratch.laneDx[8 * i + l] = scratch.dx[i];
-        scratch.laneDy[8 * i + l] = scratch.dy[i];
-        scratch.laneDz[8 * i + l] = scratch.dz[i];
-        scratch.laneWs[8 * i + l] = surfaceOnly && surface[scratch.kept[i]] ? w : 0.0f;
+}
+#endif
+void interleave(const float* const* rows, size_t n, float* out) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return interleaveAvx2(rows, n, out);
+#endif
+    interleaveBaseline(rows, n, out);
+}
+
+/// The batch's lanes padded with zeros to a whole number of SIMD batches (lanes past b.lanes: all
+/// zeros), then interleaved into scratch.lane*.
+void interleaveBatch(MomentBatch& b, CovarianceScratch& scratch) {
+    const size_t steps = (b.longest + 7) / 8 * 8;
+    for (size_t l = 0; l < MomentBatch::kLanes; ++l) {
+        CovarianceScratch::Lane& lane = scratch.lane[l];
+        const size_t n = l < b.lanes ? b.count[l] : 0;
+        for (auto* v : {&lane.w, &lane.ws, &lane.dx, &lane.dy, &lane.dz}) {
+            if (v->size() < steps)
+                v->resize(steps);
+            std::fill(v->begin() + std::ptrdiff_t(n), v->begin() + std::ptrdiff_t(steps), 0.0f);
+        }
     }
-    for (size_t i = nk; i < b.longest; ++i)
-        scratch.laneW[8 * i + l] = scratch.laneDx[8 * i + l] = scratch.laneDy[8 * i + l] =
-            scratch.laneDz[8 * i + l] = scratch.laneWs[8 * i + l] = 0.0f;
-    b.count[l] = nk;
+    using Field = std::vector<float> CovarianceScratch::Lane::*;
+    const std::pair<Field, std::vector<float>*> fields[] = {{&CovarianceScratch::Lane::w, &scratch.laneW},
+                                                            {&CovarianceScratch::Lane::ws, &scratch.laneWs},
+                                                            {&CovarianceScratch::Lane::dx, &scratch.laneDx},
+                                                            {&CovarianceScratch::Lane::dy, &scratch.laneDy},
+                                                            {&CovarianceScratch::Lane::dz, &scratch.laneDz}};
+    for (const auto& [field, out] : fields) {
+        const float* rows[8];
+        for (size_t l = 0; l < 8; ++l)
+            rows[l] = (scratch.lane[l].*field).data();
+        if (out->size() < 8 * steps)
+            out->resize(8 * steps);
+        interleave(rows, steps, out->data());
+    }
+    b.longest = steps;
 }
 
 /// The batch's sums: the first moments, then the second (each pass keeps its sums in registers).
@@ -569,6 +611,7 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
         MomentBatch batch;
         size_t members[MomentBatch::kLanes];
         auto finish = [&]() {
+            interleaveBatch(batch, scratch);
             sumMoments(batch, scratch);
             for (size_t l = 0; l < batch.lanes; ++l) {
                 const size_t k = members[l];
@@ -602,10 +645,14 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
                 continue;
             }
             ++mine;
-            const size_t nk = keepNeighbours(grid, px_.data(), py_.data(), pz_.data(), x, rc, rc2, scratch);
-            covarianceWeights(scratch.r2.data(), nk, invRc, scratch.w.data());
+            CovarianceScratch::Lane& lane = scratch.lane[batch.lanes];
+            const size_t nk = keepNeighbours(grid, px_.data(), py_.data(), pz_.data(), x, rc, rc2, lane);
+            covarianceWeights(lane.r2.data(), nk, invRc, lane.w.data());
+            for (size_t i = 0; i < nk; ++i)
+                lane.ws[i] = surfaceOnly && surface[lane.kept[i]] ? lane.w[i] : 0.0f;
             members[batch.lanes] = k;
-            addToBatch(batch, scratch, nk, surface, surfaceOnly);
+            batch.count[batch.lanes++] = nk;
+            batch.longest = std::max(batch.longest, nk);
             if (batch.lanes == MomentBatch::kLanes)
                 finish();
         }

@@ -18,6 +18,7 @@
 #include "common/Types.h"
 #include "spatial/NeighborGrid.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -38,12 +39,15 @@ struct AnisotropySettings {
     float shiftLimit = 0.01f;       ///< |xbar_j - x_j| at most this (the particle radius r)
 };
 
-/// compute()'s per-thread buffers: the kept neighbours, their squared distances and weights; for
-/// a batch of up to eight particles summed in SIMD lanes, each neighbour's weight, offset and
-/// surface weight, interleaved (neighbour i of lane l at 8 i + l).
+/// compute()'s per-thread buffers. A batch of up to eight particles is summed in SIMD lanes: each
+/// particle's kept neighbours j with |x_j - x|^2, weight, surface weight and x_j - x, then the same
+/// interleaved (neighbour i of lane l at 8 i + l).
 struct CovarianceScratch {
-    std::vector<uint32_t> kept;
-    std::vector<float> r2, w, dx, dy, dz; // per kept neighbour j: |x_j - x|^2, weight, x_j - x
+    struct Lane {
+        std::vector<uint32_t> kept;
+        std::vector<float> r2, w, ws, dx, dy, dz;
+    };
+    std::array<Lane, 8> lane;
     std::vector<float> laneW, laneDx, laneDy, laneDz, laneWs;
 };
 
