@@ -5,6 +5,7 @@
 
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
 #include <tbb/parallel_sort.h>
 
 #include <algorithm>
@@ -299,10 +300,17 @@ void SurfaceReconstructor::finishMesh() {
         grid_.gather(givenVelocities_, vs_); // sorted order, beside xs_
         mesh.velocities.resize(nv);
     }
-    if (anisotropic && nv > 0 && (smooth || settings_.computeNormals || velocities))
-        vertexFieldPass(smooth, settings_.computeNormals, velocities);
+    if (anisotropic && nv > 0 && (smooth || settings_.computeNormals || velocities)) {
+        // The smoother's serial preparation (one-rings, small pieces, volume) needs only the
+        // triangles: it runs beside the parallel vertex pass.
+        auto pass = [&] { vertexFieldPass(smooth, settings_.computeNormals, velocities); };
+        if (smooth)
+            tbb::parallel_invoke([&] { smoother_.prepare(mesh); }, pass);
+        else
+            pass();
+    }
     if (smooth && nv > 0)
-        smoother_.smooth(mesh, vertexWeight_, settings_.meshSmoothingIterations);
+        smoother_.smoothPrepared(mesh, vertexWeight_, settings_.meshSmoothingIterations);
     if (!velocities || anisotropic)
         return;
     // The distance field has no kernel lists: W = (1 - d^2 / R^2)^3 over the particles within R.
