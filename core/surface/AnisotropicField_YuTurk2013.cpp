@@ -306,6 +306,18 @@ size_t keepRangeBaseline(const float* px, const float* py, const float* pz, uint
 }
 #endif
 
+/// ws = w for the surface neighbours, +0 for the others and when surface is empty (branch-free).
+void surfaceWeights(CovarianceScratch::Lane& lane, size_t nk, std::span<const uint8_t> surface) {
+    if (surface.empty()) {
+        std::fill_n(lane.ws.begin(), nk, 0.0f);
+        return;
+    }
+    for (size_t i = 0; i < nk; ++i) {
+        const uint32_t keep = 0u - uint32_t(surface[lane.kept[i]] != 0);
+        lane.ws[i] = std::bit_cast<float>(std::bit_cast<uint32_t>(lane.w[i]) & keep);
+    }
+}
+
 /// Writes the neighbours of x within rc (rc2 = rc^2) to scratch (keepRange*), growing it; returns
 /// their number. The cells overlapping the box of x +- r_c (3-4 per axis), not forEachNeighbor's
 /// ceil(r_c / cell) = 2 cells on each side (5 per axis, ~2.9x the candidates); cells whose particles
@@ -648,8 +660,7 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
             CovarianceScratch::Lane& lane = scratch.lane[batch.lanes];
             const size_t nk = keepNeighbours(grid, px_.data(), py_.data(), pz_.data(), x, rc, rc2, lane);
             covarianceWeights(lane.r2.data(), nk, invRc, lane.w.data());
-            for (size_t i = 0; i < nk; ++i)
-                lane.ws[i] = surfaceOnly && surface[lane.kept[i]] ? lane.w[i] : 0.0f;
+            surfaceWeights(lane, nk, surfaceOnly ? surface : std::span<const uint8_t>());
             members[batch.lanes] = k;
             batch.count[batch.lanes++] = nk;
             batch.longest = std::max(batch.longest, nk);
