@@ -561,7 +561,7 @@ int32_t AnisotropicKernels::assignSlots(const NeighborGrid& grid, std::span<cons
         }
     }
     for (auto* v : {&cx, &cy, &cz})
-        v->resize(size_t(m));
+        v->resize(size_t(m) + AnisotropicCandidates::kLanes); // read in whole SIMD batches
     shape.resize(size_t(m));
     return m;
 }
@@ -676,6 +676,57 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
     maxShift_ = maxShift.load();
 }
 
+namespace {
+// Writes the i < m with (x, y, z)[i] in [lo, hi] to keep, in order; returns their number (keep
+// has room for m + 8). Branch-free.
+size_t insideBoxBaseline(const float* x, const float* y, const float* z, size_t m, const Vec3f& lo,
+                         const Vec3f& hi, uint32_t* keep) {
+    size_t nk = 0;
+    for (size_t i = 0; i < m; ++i) {
+        keep[nk] = uint32_t(i);
+        nk += (x[i] >= lo.x()) & (x[i] <= hi.x()) & (y[i] >= lo.y()) & (y[i] <= hi.y()) & (z[i] >= lo.z()) &
+                      (z[i] <= hi.z())
+                  ? 1
+                  : 0;
+    }
+    return nk;
+}
+#if defined(__x86_64__) || defined(__i386__)
+// Eight at a time (the same comparisons); reads up to seven values past m.
+[[gnu::target("avx2")]] size_t insideBoxAvx2(const float* x, const float* y, const float* z, size_t m,
+                                             const Vec3f& lo, const Vec3f& hi, uint32_t* keep) {
+    const __m256 lx = _mm256_set1_ps(lo.x()), ly = _mm256_set1_ps(lo.y()), lz = _mm256_set1_ps(lo.z());
+    const __m256 hx = _mm256_set1_ps(hi.x()), hy = _mm256_set1_ps(hi.y()), hz = _mm256_set1_ps(hi.z());
+    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    size_t nk = 0;
+    for (size_t i = 0; i < m; i += 8) {
+        const __m256 vx = _mm256_loadu_ps(x + i), vy = _mm256_loadu_ps(y + i), vz = _mm256_loadu_ps(z + i);
+        const __m256 in = _mm256_and_ps(
+            _mm256_and_ps(
+                _mm256_and_ps(_mm256_cmp_ps(vx, lx, _CMP_GE_OQ), _mm256_cmp_ps(vx, hx, _CMP_LE_OQ)),
+                _mm256_and_ps(_mm256_cmp_ps(vy, ly, _CMP_GE_OQ), _mm256_cmp_ps(vy, hy, _CMP_LE_OQ))),
+            _mm256_and_ps(_mm256_cmp_ps(vz, lz, _CMP_GE_OQ), _mm256_cmp_ps(vz, hz, _CMP_LE_OQ)));
+        auto mask = unsigned(_mm256_movemask_ps(in));
+        if (m - i < 8)
+            mask &= (1u << (m - i)) - 1u;
+        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(keep + nk), _mm256_permutevar8x32_epi32(index, perm));
+        nk += kCompress.count[mask];
+        index = _mm256_add_epi32(index, _mm256_set1_epi32(8));
+    }
+    return nk;
+}
+#endif
+size_t insideBox(const float* x, const float* y, const float* z, size_t m, const Vec3f& lo, const Vec3f& hi,
+                 uint32_t* keep) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return insideBoxAvx2(x, y, z, m, lo, hi, keep);
+#endif
+    return insideBoxBaseline(x, y, z, m, lo, hi, keep);
+}
+} // namespace
+
 template <bool kIds>
 void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo, const Vec3f& keepHi,
                                      const Vec3f& origin, AnisotropicCandidates& out,
@@ -687,13 +738,9 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
             ids->resize(std::max(2 * ids->size(), out.count + n));
     size_t c = out.count;
     const float ox = origin.x(), oy = origin.y(), oz = origin.z();
-    auto inside = [&](float x, float y, float z) {
-        return (x >= keepLo.x()) & (x <= keepHi.x()) & (y >= keepLo.y()) & (y <= keepHi.y()) &
-               (z >= keepLo.z()) & (z <= keepHi.z());
-    };
     // In chunks: the kept particles first (branch-free, centres only), then their kernels.
     constexpr size_t kChunk = 64;
-    uint8_t keep[kChunk];
+    uint32_t keep[kChunk + 8];
     const int32_t s0 = slot[b];
     const KernelShape iso{isoG, 0.0f, 0.0f, isoG, 0.0f, isoG, isoAmp, 0.0f};
     for (size_t i0 = 0; i0 < n; i0 += kChunk) {
@@ -701,10 +748,7 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
         size_t nk = 0;
         if (s0 >= 0) { // a cell with records: consecutive slots
             const size_t s = size_t(s0) + i0;
-            for (size_t i = 0; i < m; ++i) {
-                keep[nk] = uint8_t(i);
-                nk += inside(cx[s + i], cy[s + i], cz[s + i]) ? 1 : 0;
-            }
+            nk = insideBox(cx.data() + s, cy.data() + s, cz.data() + s, m, keepLo, keepHi, keep);
             for (size_t k = 0; k < nk; ++k, ++c) {
                 const size_t r = s + keep[k];
                 out.x[c] = cx[r] - ox;
@@ -716,10 +760,8 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
             }
         } else { // isotropic kernels at the particles
             const Vec3f* p = xs_.data() + b + i0;
-            for (size_t i = 0; i < m; ++i) {
-                keep[nk] = uint8_t(i);
-                nk += inside(p[i].x(), p[i].y(), p[i].z()) ? 1 : 0;
-            }
+            const size_t f = b + i0;
+            nk = insideBox(px_.data() + f, py_.data() + f, pz_.data() + f, m, keepLo, keepHi, keep);
             for (size_t k = 0; k < nk; ++k, ++c) {
                 const Vec3f& q = p[keep[k]];
                 out.x[c] = q.x() - ox;
@@ -737,13 +779,26 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
 void AnisotropicKernels::gather(const NeighborGrid& grid, const Vec3f& lo, const Vec3f& hi,
                                 const Vec3f& keepLo, const Vec3f& keepHi, const Vec3f& origin,
                                 AnisotropicCandidates& out, std::vector<uint32_t>* ids) const {
-    grid.forEachRangeInBox(lo, hi, [&](uint32_t b, uint32_t e) {
+    // Cells whose particles follow each other in the sorted order, both with records (then at
+    // consecutive slots) or both without, are read as one range.
+    uint32_t b0 = 0, e0 = 0; // the pending range
+    auto flush = [&]() {
+        if (e0 == b0)
+            return;
         if (ids)
-            gatherRange<true>(b, e, keepLo, keepHi, origin, out, ids);
+            gatherRange<true>(b0, e0, keepLo, keepHi, origin, out, ids);
         else
-            gatherRange<false>(b, e, keepLo, keepHi, origin, out, nullptr);
+            gatherRange<false>(b0, e0, keepLo, keepHi, origin, out, nullptr);
+    };
+    grid.forEachRangeInBox(lo, hi, [&](uint32_t b, uint32_t e) {
+        if (b != e0 || e0 == b0 || (slot[b] < 0) != (slot[b0] < 0)) {
+            flush();
+            b0 = b;
+        }
+        e0 = e;
         return true;
     });
+    flush();
 }
 
 namespace {
