@@ -844,6 +844,55 @@ size_t keepWithinBaseline(const float* x, const float* y, const float* z, const 
 #endif
 } // namespace
 
+namespace {
+size_t keepNearBaseline(const float* a, const float* x, const float* y, const float* z, const uint32_t* ids,
+                        uint32_t first, size_t n, float c, float r, uint32_t* outIds, float* ox, float* oy,
+                        float* oz) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+        outIds[k] = ids ? ids[i] : first + uint32_t(i);
+        ox[k] = x[i];
+        oy[k] = y[i];
+        oz[k] = z[i];
+        k += std::abs(a[i] - c) <= r ? 1 : 0;
+    }
+    return k;
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] size_t keepNearAvx2(const float* a, const float* x, const float* y, const float* z,
+                                            const uint32_t* ids, size_t n, float c, float r, uint32_t* outIds,
+                                            float* ox, float* oy, float* oz) {
+    const __m256 vc = _mm256_set1_ps(c), vr = _mm256_set1_ps(r), sign = _mm256_set1_ps(-0.0f);
+    const __m256i step = _mm256_set1_epi32(8);
+    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    size_t k = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 d = _mm256_andnot_ps(sign, _mm256_sub_ps(_mm256_loadu_ps(a + i), vc)); // |a - c|
+        const auto mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d, vr, _CMP_LE_OQ)));
+        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
+        const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(outIds + k), _mm256_permutevar8x32_epi32(v, perm));
+        _mm256_storeu_ps(ox + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(x + i), perm));
+        _mm256_storeu_ps(oy + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(y + i), perm));
+        _mm256_storeu_ps(oz + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(z + i), perm));
+        k += kCompress.count[mask];
+        index = _mm256_add_epi32(index, step);
+    }
+    return k + keepNearBaseline(a + i, x + i, y + i, z + i, ids ? ids + i : nullptr, uint32_t(i), n - i, c, r,
+                                outIds + k, ox + k, oy + k, oz + k);
+}
+#endif
+} // namespace
+
+size_t keepNear(const float* a, const float* x, const float* y, const float* z, const uint32_t* ids, size_t n,
+                float c, float r, uint32_t* outIds, float* ox, float* oy, float* oz) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return keepNearAvx2(a, x, y, z, ids, n, c, r, outIds, ox, oy, oz);
+#endif
+    return keepNearBaseline(a, x, y, z, ids, 0, n, c, r, outIds, ox, oy, oz);
+}
+
 size_t keepWithin(const float* x, const float* y, const float* z, const uint32_t* ids, size_t n,
                   const Vec3f& c, float r2, uint32_t* out) {
 #if defined(__x86_64__) || defined(__i386__)

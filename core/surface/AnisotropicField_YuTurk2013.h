@@ -152,6 +152,11 @@ private:
 size_t keepWithin(const float* x, const float* y, const float* z, const uint32_t* ids, size_t n,
                   const Vec3f& c, float r2, uint32_t* out);
 
+/// Writes the i < n with |a[i] - c| <= r to the outputs, in order: ids[i] (i without ids) to outIds
+/// and x[i], y[i], z[i] to ox, oy, oz (room for n each); returns their number. a is one of x, y, z.
+size_t keepNear(const float* a, const float* x, const float* y, const float* z, const uint32_t* ids, size_t n,
+                float c, float r, uint32_t* outIds, float* ox, float* oy, float* oz);
+
 /// f at centre + offset from sealed candidates (SIMD; AVX2 when the CPU has it).
 float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset);
 /// grad f at centre + offset from sealed candidates (SIMD); near (when given) gets the number of
