@@ -593,20 +593,30 @@ bool AnisotropicKernels::setEllipsoid(size_t o, const Mat3f& C) {
 void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f> xs,
                                  std::span<const uint8_t> anisotropic, std::span<const uint8_t> surface,
                                  const AnisotropySettings& s,
-                                 const std::function<CovarianceScratch&()>& scratchOfThread) {
+                                 const std::function<CovarianceScratch&()>& scratchOfThread,
+                                 std::array<const float*, 3> sortedArrays) {
     s_ = s;
     const size_t n = xs.size();
     xs_ = xs;
     assignSlots(grid, anisotropic, n);
-    for (auto* v : {&px_, &py_, &pz_})
-        v->resize(n + 8);
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16384), [&](const tbb::blocked_range<size_t>& r) {
-        for (size_t k = r.begin(); k < r.end(); ++k) {
-            px_[k] = xs[k].x();
-            py_[k] = xs[k].y();
-            pz_[k] = xs[k].z();
-        }
-    });
+    if (sortedArrays[0] && sortedArrays[1] && sortedArrays[2]) {
+        px_ = sortedArrays[0];
+        py_ = sortedArrays[1];
+        pz_ = sortedArrays[2];
+    } else {
+        for (auto* v : {&ownX_, &ownY_, &ownZ_})
+            v->resize(n + 8);
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16384), [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t k = r.begin(); k < r.end(); ++k) {
+                ownX_[k] = xs[k].x();
+                ownY_[k] = xs[k].y();
+                ownZ_[k] = xs[k].z();
+            }
+        });
+        px_ = ownX_.data();
+        py_ = ownY_.data();
+        pz_ = ownZ_.data();
+    }
     const float R = s.kernelRadius, rc = s.covarianceRadius, V = s.particleVolume;
     isoG = 1.0f / R;
     isoAmp = V * kSigma * isoG * isoG * isoG;
@@ -658,7 +668,7 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
             }
             ++mine;
             CovarianceScratch::Lane& lane = scratch.lane[batch.lanes];
-            const size_t nk = keepNeighbours(grid, px_.data(), py_.data(), pz_.data(), x, rc, rc2, lane);
+            const size_t nk = keepNeighbours(grid, px_, py_, pz_, x, rc, rc2, lane);
             covarianceWeights(lane.r2.data(), nk, invRc, lane.w.data());
             surfaceWeights(lane, nk, surfaceOnly ? surface : std::span<const uint8_t>());
             members[batch.lanes] = k;
@@ -761,7 +771,7 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
         } else { // isotropic kernels at the particles
             const Vec3f* p = xs_.data() + b + i0;
             const size_t f = b + i0;
-            nk = insideBox(px_.data() + f, py_.data() + f, pz_.data() + f, m, keepLo, keepHi, keep);
+            nk = insideBox(px_ + f, py_ + f, pz_ + f, m, keepLo, keepHi, keep);
             for (size_t k = 0; k < nk; ++k, ++c) {
                 const Vec3f& q = p[keep[k]];
                 out.x[c] = q.x() - ox;
@@ -946,8 +956,8 @@ void AnisotropicKernels::addWithGradient(size_t j, const Vec3f& x, float& f, Vec
 
 size_t AnisotropicKernels::bytes() const {
     return shape.capacity() * sizeof(KernelShape) +
-           (cx.capacity() + cy.capacity() + cz.capacity() + px_.capacity() + py_.capacity() +
-            pz_.capacity()) *
+           (cx.capacity() + cy.capacity() + cz.capacity() + ownX_.capacity() + ownY_.capacity() +
+            ownZ_.capacity()) *
                sizeof(float) +
            slot.capacity() * sizeof(int32_t);
 }

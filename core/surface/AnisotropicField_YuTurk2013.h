@@ -66,10 +66,13 @@ public:
     /// (empty: all). surface[k] != 0 marks the surface particles (empty: none), whose smoothed
     /// centre is the mean of their surface neighbours only (smoothSurfaceOnly). Parallel (TBB);
     /// capacities are kept between calls. scratch() gives the calling thread's buffers (the caller
-    /// owns them, e.g. in its per-thread scratch, so they live from frame to frame).
+    /// owns them, e.g. in its per-thread scratch, so they live from frame to frame). sortedArrays:
+    /// xs as arrays x, y, z of xs.size() + 8 floats (e.g. the detection's copy), valid until the
+    /// kernels' last use; null: compute() makes its own copy.
     void compute(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const uint8_t> anisotropic,
                  std::span<const uint8_t> surface, const AnisotropySettings& s,
-                 const std::function<CovarianceScratch&()>& scratch);
+                 const std::function<CovarianceScratch&()>& scratch,
+                 std::array<const float*, 3> sortedArrays = {nullptr, nullptr, nullptr});
     size_t size() const { return slot.size(); }
     /// Kernel j's centre (sorted particle index j).
     Vec3f centre(size_t j) const {
@@ -117,8 +120,9 @@ private:
 
     AnisotropySettings s_;
     float maxShift_ = 0.0f;
-    std::span<const Vec3f> xs_;       // the particles of the last compute
-    std::vector<float> px_, py_, pz_; // the same, structure of arrays, padded by a SIMD batch
+    std::span<const Vec3f> xs_;             // the particles of the last compute
+    std::vector<float> ownX_, ownY_, ownZ_; // the same as arrays (padded by a SIMD batch), when not given
+    const float *px_ = nullptr, *py_ = nullptr, *pz_ = nullptr; // the arrays in use
 };
 
 /// The kernels near one block of corners, relative to a centre. gather() fills the centres and
