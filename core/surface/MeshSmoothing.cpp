@@ -90,13 +90,8 @@ void MeshSmoother::smoothPrepared(TriangleMesh& mesh, std::span<const float> wei
         if (smallPiece_[v])
             weights_[v] = 0.0f;
     const double v0 = volume0_;
-    // The steps on four-float positions (the fourth 0): one vector load and add per neighbour,
-    // each coordinate computed as with three floats.
-    pos4_.resize(nv);
-    tmp4_.resize(nv);
-    for (size_t v = 0; v < nv; ++v)
-        pos4_[v] << mesh.vertices[v], 0.0f;
-    auto step = [&](const std::vector<Vec4f>& from, std::vector<Vec4f>& to) {
+    tmp_.resize(nv);
+    auto step = [&](const std::vector<Vec3f>& from, std::vector<Vec3f>& to) {
         tbb::parallel_for(tbb::blocked_range<size_t>(0, nv, 4096), [&](const tbb::blocked_range<size_t>& r) {
             for (size_t v = r.begin(); v < r.end(); ++v) {
                 const uint32_t b = start_[v], e = start_[v + 1];
@@ -104,20 +99,18 @@ void MeshSmoother::smoothPrepared(TriangleMesh& mesh, std::span<const float> wei
                     to[v] = from[v];
                     continue;
                 }
-                Vec4f sum = Vec4f::Zero();
+                Vec3f sum = Vec3f::Zero();
                 for (uint32_t k = b; k < e; ++k)
                     sum += from[adj_[k]];
-                const Vec4f lap = sum / float(e - b) - from[v];
+                const Vec3f lap = sum / float(e - b) - from[v];
                 to[v] = from[v] + (lambda * weights_[v]) * lap;
             }
         });
     };
     for (int it = 0; it < steps; ++it) {
-        step(pos4_, tmp4_);
-        pos4_.swap(tmp4_);
+        step(mesh.vertices, tmp_);
+        mesh.vertices.swap(tmp_);
     }
-    for (size_t v = 0; v < nv; ++v)
-        mesh.vertices[v] = pos4_[v].head<3>();
     // Volume: move along w_v dV/dx_v by the first-order step that restores the volume;
     // dV/dx_v = sum of the incident faces' area vectors / 3 (= cross / 6).
     grad_.assign(nv, Vec3f::Zero());
@@ -149,7 +142,7 @@ void MeshSmoother::smoothPrepared(TriangleMesh& mesh, std::span<const float> wei
 size_t MeshSmoother::bytes() const {
     return (start_.capacity() + adj_.capacity() + fill_.capacity() + stack_.capacity()) * sizeof(uint32_t) +
            weights_.capacity() * sizeof(float) + component_.capacity() + smallPiece_.capacity() +
-           grad_.capacity() * sizeof(Vec3f) + (pos4_.capacity() + tmp4_.capacity()) * sizeof(Vec4f);
+           (tmp_.capacity() + grad_.capacity()) * sizeof(Vec3f);
 }
 
 } // namespace octo

@@ -36,9 +36,7 @@ public:
 private:
     void buildAdjacency(const TriangleMesh& mesh);
     std::vector<uint32_t> start_, adj_, fill_;
-    using Vec4f = Eigen::Vector4f;
-    std::vector<Vec3f> grad_;
-    std::vector<Vec4f> pos4_, tmp4_; // the positions during the steps
+    std::vector<Vec3f> tmp_, grad_;
     std::vector<float> weights_;
     std::vector<uint8_t> component_, smallPiece_;
     double volume0_ = 0.0;
