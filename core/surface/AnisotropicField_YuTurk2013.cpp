@@ -163,6 +163,21 @@ float fieldSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float
     return fieldSum(c, m, ox, oy, oz);
 }
 const bool kHasAvx2 = __builtin_cpu_supports("avx2");
+// For each 8-bit mask, the lanes it keeps, packed to the front, and their number.
+struct CompressTable {
+    alignas(32) uint32_t lanes[256][8];
+    uint8_t count[256];
+    constexpr CompressTable() : lanes{}, count{} {
+        for (unsigned m = 0; m < 256; ++m) {
+            unsigned k = 0;
+            for (unsigned l = 0; l < 8; ++l)
+                if ((m >> l) & 1u)
+                    lanes[m][k++] = l;
+            count[m] = uint8_t(k);
+        }
+    }
+};
+constexpr CompressTable kCompress;
 #endif
 
 // w_i = 1 - (sqrt(r2_i) / r_c)^3 for i < n (arrays of at least n rounded up to 8): the same
@@ -241,56 +256,251 @@ struct NeighbourMoments {
     float sxx = 0, sxy = 0, sxz = 0, syy = 0, syz = 0, szz = 0;
 };
 
-/// Writes the neighbours of x within rc (rc2 = rc^2) and their squared distances to scratch.kept,
-/// scratch.r2 (growing them); returns their number. The cells overlapping the box of x +- r_c (3-4
-/// per axis), not forEachNeighbor's ceil(r_c / cell) = 2 cells on each side (5 per axis, ~2.9x the
-/// candidates). The neighbours are kept branch-free.
-size_t keepNeighbours(const NeighborGrid& grid, std::span<const Vec3f> xs, const Vec3f& x, float rc,
-                      float rc2, CovarianceScratch& scratch) {
-    std::vector<uint32_t>& kept = scratch.kept;
-    std::vector<float>&r2s = scratch.r2, &ws = scratch.w;
+/// Appends the particles j in [b, e) within rc of x (r2 <= rc2) at nk: j, |x_j - x|^2, x_j - x
+/// (scratch has room for e - b + 8 more); returns the new count. |d|^2 = dx^2 + (dy^2 + dz^2),
+/// the order of Eigen's squaredNorm(). Kept branch-free.
+size_t keepRangeBaseline(const float* px, const float* py, const float* pz, uint32_t b, uint32_t e,
+                         const Vec3f& x, float rc2, CovarianceScratch::Lane& s, size_t nk) {
+    for (uint32_t j = b; j < e; ++j) {
+        const float dx = px[j] - x.x(), dy = py[j] - x.y(), dz = pz[j] - x.z();
+        const float r2 = dx * dx + (dy * dy + dz * dz);
+        s.kept[nk] = j;
+        s.r2[nk] = r2;
+        s.dx[nk] = dx;
+        s.dy[nk] = dy;
+        s.dz[nk] = dz;
+        nk += r2 <= rc2 ? 1 : 0;
+    }
+    return nk;
+}
+#if defined(__x86_64__) || defined(__i386__)
+// Eight at a time, the kept lanes packed by a permutation; the baseline's float operations (AVX2
+// without FMA). Reads up to seven positions past e (the arrays are padded).
+[[gnu::target("avx2")]] size_t keepRangeAvx2(const float* px, const float* py, const float* pz, uint32_t b,
+                                             uint32_t e, const Vec3f& x, float rc2,
+                                             CovarianceScratch::Lane& s, size_t nk) {
+    const __m256 vx = _mm256_set1_ps(x.x()), vy = _mm256_set1_ps(x.y()), vz = _mm256_set1_ps(x.z()),
+                 vr = _mm256_set1_ps(rc2);
+    __m256i index =
+        _mm256_add_epi32(_mm256_set1_epi32(int32_t(b)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    for (uint32_t j = b; j < e; j += 8) {
+        const __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(px + j), vx);
+        const __m256 dy = _mm256_sub_ps(_mm256_loadu_ps(py + j), vy);
+        const __m256 dz = _mm256_sub_ps(_mm256_loadu_ps(pz + j), vz);
+        const __m256 r2 =
+            _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_add_ps(_mm256_mul_ps(dy, dy), _mm256_mul_ps(dz, dz)));
+        auto mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(r2, vr, _CMP_LE_OQ)));
+        if (e - j < 8)
+            mask &= (1u << (e - j)) - 1u;
+        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s.kept.data() + nk),
+                            _mm256_permutevar8x32_epi32(index, perm));
+        _mm256_storeu_ps(s.r2.data() + nk, _mm256_permutevar8x32_ps(r2, perm));
+        _mm256_storeu_ps(s.dx.data() + nk, _mm256_permutevar8x32_ps(dx, perm));
+        _mm256_storeu_ps(s.dy.data() + nk, _mm256_permutevar8x32_ps(dy, perm));
+        _mm256_storeu_ps(s.dz.data() + nk, _mm256_permutevar8x32_ps(dz, perm));
+        nk += kCompress.count[mask];
+        index = _mm256_add_epi32(index, _mm256_set1_epi32(8));
+    }
+    return nk;
+}
+#endif
+
+/// ws = w for the surface neighbours, +0 for the others and when surface is empty (branch-free).
+void surfaceWeights(CovarianceScratch::Lane& lane, size_t nk, std::span<const uint8_t> surface) {
+    if (surface.empty()) {
+        std::fill_n(lane.ws.begin(), nk, 0.0f);
+        return;
+    }
+    for (size_t i = 0; i < nk; ++i) {
+        const uint32_t keep = 0u - uint32_t(surface[lane.kept[i]] != 0);
+        lane.ws[i] = std::bit_cast<float>(std::bit_cast<uint32_t>(lane.w[i]) & keep);
+    }
+}
+
+/// Writes the neighbours of x within rc (rc2 = rc^2) to scratch (keepRange*), growing it; returns
+/// their number. The cells overlapping the box of x +- r_c (3-4 per axis), not forEachNeighbor's
+/// ceil(r_c / cell) = 2 cells on each side (5 per axis, ~2.9x the candidates); cells whose particles
+/// follow each other in the sorted order (x neighbours in a Morton brick) are tested as one range.
+size_t keepNeighbours(const NeighborGrid& grid, const float* px, const float* py, const float* pz,
+                      const Vec3f& x, float rc, float rc2, CovarianceScratch::Lane& scratch) {
     size_t nk = 0;
+    uint32_t b0 = 0, e0 = 0; // the pending range
+    auto keep = [&]() {
+        if (scratch.kept.size() < nk + (e0 - b0) + 8) {
+            const size_t cap = std::max(2 * scratch.kept.size(), nk + (e0 - b0) + 8);
+            for (auto* v : {&scratch.r2, &scratch.w, &scratch.ws, &scratch.dx, &scratch.dy, &scratch.dz})
+                v->resize(cap);
+            scratch.kept.resize(cap);
+        }
+#if defined(__x86_64__) || defined(__i386__)
+        if (kHasAvx2) {
+            nk = keepRangeAvx2(px, py, pz, b0, e0, x, rc2, scratch, nk);
+            return;
+        }
+#endif
+        nk = keepRangeBaseline(px, py, pz, b0, e0, x, rc2, scratch, nk);
+    };
     grid.forEachRangeInBox(x.array() - rc, x.array() + rc, [&](uint32_t b, uint32_t e) {
-        if (kept.size() < nk + (e - b)) {
-            const size_t cap = std::max(2 * kept.size(), nk + (e - b));
-            kept.resize(cap);
-            r2s.resize(cap + 8);
-            ws.resize(cap + 8);
+        if (b != e0) {
+            if (e0 > b0)
+                keep();
+            b0 = b;
         }
-        for (uint32_t j = b; j < e; ++j) {
-            const float r2 = (xs[j] - x).squaredNorm();
-            kept[nk] = j;
-            r2s[nk] = r2;
-            nk += r2 <= rc2 ? 1 : 0;
-        }
+        e0 = e;
         return true;
     });
+    if (e0 > b0)
+        keep();
     return nk;
 }
 
-/// The moments of the nk kept neighbours of x with weights scratch.w, summed in kept order.
-NeighbourMoments sumMoments(std::span<const Vec3f> xs, const Vec3f& x, const CovarianceScratch& scratch,
-                            size_t nk, std::span<const uint8_t> surface, bool surfaceOnly) {
-    NeighbourMoments m;
-    for (size_t i = 0; i < nk; ++i) {
-        const uint32_t j = scratch.kept[i];
-        const Vec3f d = xs[j] - x;
-        const float w = scratch.w[i];
-        m.sw += w;
-        m.sd += w * d;
-        if (surfaceOnly) { // adding 0 changes no sum
-            const float ws = surface[j] ? w : 0.0f;
-            m.swSurface += ws;
-            m.sdSurface += ws * d;
-        }
-        m.sxx += w * d.x() * d.x();
-        m.sxy += w * d.x() * d.y();
-        m.sxz += w * d.x() * d.z();
-        m.syy += w * d.y() * d.y();
-        m.syz += w * d.y() * d.z();
-        m.szz += w * d.z() * d.z();
+/// Up to eight particles' neighbour sums, one particle per SIMD lane: each lane adds its own
+/// terms in its kept order (the sums of the one-particle loop, bit for bit); a lane's padding
+/// terms are +0 and leave its sums unchanged (a sum that starts at +0 is never -0).
+struct MomentBatch {
+    static constexpr size_t kLanes = 8;
+    size_t lanes = 0, longest = 0;
+    size_t count[kLanes] = {};
+    NeighbourMoments moments[kLanes];
+};
+
+/// out[8 i + l] = rows[l][i] for i < n (n a multiple of 8): the lanes' values interleaved.
+void interleaveBaseline(const float* const* rows, size_t n, float* out) {
+    for (size_t i = 0; i < n; ++i)
+        for (size_t l = 0; l < 8; ++l)
+            out[8 * i + l] = rows[l][i];
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] void interleaveAvx2(const float* const* rows, size_t n, float* out) {
+    for (size_t i = 0; i < n; i += 8) { // an 8 x 8 transpose
+        __m256 r[8];
+        for (size_t l = 0; l < 8; ++l)
+            r[l] = _mm256_loadu_ps(rows[l] + i);
+        const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+        const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+        const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+        const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+        const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+        const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+        const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+        const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+        float* o = out + 8 * i;
+        _mm256_storeu_ps(o, _mm256_permute2f128_ps(u0, u4, 0x20));
+        _mm256_storeu_ps(o + 8, _mm256_permute2f128_ps(u1, u5, 0x20));
+        _mm256_storeu_ps(o + 16, _mm256_permute2f128_ps(u2, u6, 0x20));
+        _mm256_storeu_ps(o + 24, _mm256_permute2f128_ps(u3, u7, 0x20));
+        _mm256_storeu_ps(o + 32, _mm256_permute2f128_ps(u0, u4, 0x31));
+        _mm256_storeu_ps(o + 40, _mm256_permute2f128_ps(u1, u5, 0x31));
+        _mm256_storeu_ps(o + 48, _mm256_permute2f128_ps(u2, u6, 0x31));
+        _mm256_storeu_ps(o + 56, _mm256_permute2f128_ps(u3, u7, 0x31));
     }
-    return m;
+}
+#endif
+void interleave(const float* const* rows, size_t n, float* out) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return interleaveAvx2(rows, n, out);
+#endif
+    interleaveBaseline(rows, n, out);
+}
+
+/// The batch's lanes padded with zeros to a whole number of SIMD batches (lanes past b.lanes: all
+/// zeros), then interleaved into scratch.lane*.
+void interleaveBatch(MomentBatch& b, CovarianceScratch& scratch) {
+    const size_t steps = (b.longest + 7) / 8 * 8;
+    for (size_t l = 0; l < MomentBatch::kLanes; ++l) {
+        CovarianceScratch::Lane& lane = scratch.lane[l];
+        const size_t n = l < b.lanes ? b.count[l] : 0;
+        for (auto* v : {&lane.w, &lane.ws, &lane.dx, &lane.dy, &lane.dz}) {
+            if (v->size() < steps)
+                v->resize(steps);
+            std::fill(v->begin() + std::ptrdiff_t(n), v->begin() + std::ptrdiff_t(steps), 0.0f);
+        }
+    }
+    using Field = std::vector<float> CovarianceScratch::Lane::*;
+    const std::pair<Field, std::vector<float>*> fields[] = {{&CovarianceScratch::Lane::w, &scratch.laneW},
+                                                            {&CovarianceScratch::Lane::ws, &scratch.laneWs},
+                                                            {&CovarianceScratch::Lane::dx, &scratch.laneDx},
+                                                            {&CovarianceScratch::Lane::dy, &scratch.laneDy},
+                                                            {&CovarianceScratch::Lane::dz, &scratch.laneDz}};
+    for (const auto& [field, out] : fields) {
+        const float* rows[8];
+        for (size_t l = 0; l < 8; ++l)
+            rows[l] = (scratch.lane[l].*field).data();
+        if (out->size() < 8 * steps)
+            out->resize(8 * steps);
+        interleave(rows, steps, out->data());
+    }
+    b.longest = steps;
+}
+
+/// The batch's sums: the first moments, then the second (each pass keeps its sums in registers).
+[[gnu::always_inline]] inline void sumBatch(MomentBatch& b, const CovarianceScratch& scratch) {
+    const F8 zero = {};
+    F8 sw = zero, sws = zero, sdx = zero, sdy = zero, sdz = zero, ssx = zero, ssy = zero, ssz = zero;
+    const float *pw = scratch.laneW.data(), *px = scratch.laneDx.data(), *py = scratch.laneDy.data(),
+                *pz = scratch.laneDz.data(), *ps = scratch.laneWs.data();
+    for (size_t i = 0; i < 8 * b.longest; i += 8) {
+        F8 w, dx, dy, dz, ws;
+        load8(w, pw + i);
+        load8(dx, px + i);
+        load8(dy, py + i);
+        load8(dz, pz + i);
+        load8(ws, ps + i);
+        sw += w;
+        sdx += w * dx;
+        sdy += w * dy;
+        sdz += w * dz;
+        sws += ws;
+        ssx += ws * dx;
+        ssy += ws * dy;
+        ssz += ws * dz;
+    }
+    F8 xx = zero, xy = zero, xz = zero, yy = zero, yz = zero, zz = zero;
+    for (size_t i = 0; i < 8 * b.longest; i += 8) {
+        F8 w, dx, dy, dz;
+        load8(w, pw + i);
+        load8(dx, px + i);
+        load8(dy, py + i);
+        load8(dz, pz + i);
+        const F8 wx = w * dx; // w d.x() d.y() groups as (w d.x()) d.y()
+        xx += wx * dx;
+        xy += wx * dy;
+        xz += wx * dz;
+        yy += w * dy * dy;
+        yz += w * dy * dz;
+        zz += w * dz * dz;
+    }
+    for (size_t l = 0; l < b.lanes; ++l) {
+        NeighbourMoments& m = b.moments[l];
+        m.sw = sw[l];
+        m.swSurface = sws[l];
+        m.sd = Vec3f(sdx[l], sdy[l], sdz[l]);
+        m.sdSurface = Vec3f(ssx[l], ssy[l], ssz[l]);
+        m.sxx = xx[l];
+        m.sxy = xy[l];
+        m.sxz = xz[l];
+        m.syy = yy[l];
+        m.syz = yz[l];
+        m.szz = zz[l];
+    }
+}
+
+void sumBatchBaseline(MomentBatch& b, const CovarianceScratch& scratch) {
+    sumBatch(b, scratch);
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] void sumBatchAvx2(MomentBatch& b, const CovarianceScratch& scratch) {
+    sumBatch(b, scratch);
+}
+#endif
+void sumMoments(MomentBatch& b, const CovarianceScratch& scratch) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return sumBatchAvx2(b, scratch);
+#endif
+    sumBatchBaseline(b, scratch);
 }
 
 /// The kernel centre's shift xbar_k - x_k: Eq. 6's mean mu (relative to x_k), or for a surface
@@ -350,15 +560,14 @@ int32_t AnisotropicKernels::assignSlots(const NeighborGrid& grid, std::span<cons
                 slot[k] = any ? m++ : -1;
         }
     }
-    for (auto* v : {&cx, &cy, &cz, &g00, &g01, &g02, &g11, &g12, &g22, &amp})
-        v->resize(size_t(m));
+    for (auto* v : {&cx, &cy, &cz})
+        v->resize(size_t(m) + AnisotropicCandidates::kLanes); // read in whole SIMD batches
+    shape.resize(size_t(m));
     return m;
 }
 
 void AnisotropicKernels::setIsotropic(size_t o, float g, float a) {
-    g00[o] = g11[o] = g22[o] = g;
-    g01[o] = g02[o] = g12[o] = 0.0f;
-    amp[o] = a;
+    shape[o] = KernelShape{g, 0.0f, 0.0f, g, 0.0f, g, a, 0.0f};
 }
 
 bool AnisotropicKernels::setEllipsoid(size_t o, const Mat3f& C) {
@@ -375,24 +584,39 @@ bool AnisotropicKernels::setEllipsoid(size_t o, const Mat3f& C) {
         inverseAxis[a] = 1.0f / (R * std::max(ev[a], s1 / s_.kr) / s1);
     const Mat3f& Q = es.eigenvectors();
     const Mat3f G = Q * inverseAxis.asDiagonal() * Q.transpose();
-    g00[o] = G(0, 0);
-    g01[o] = G(0, 1);
-    g02[o] = G(0, 2);
-    g11[o] = G(1, 1);
-    g12[o] = G(1, 2);
-    g22[o] = G(2, 2);
-    amp[o] = s_.particleVolume * kSigma * inverseAxis.prod();
+    shape[o] = KernelShape{
+        G(0, 0), G(0, 1), G(0, 2), G(1, 1), G(1, 2), G(2, 2), s_.particleVolume * kSigma * inverseAxis.prod(),
+        0.0f};
     return true;
 }
 
 void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f> xs,
                                  std::span<const uint8_t> anisotropic, std::span<const uint8_t> surface,
                                  const AnisotropySettings& s,
-                                 const std::function<CovarianceScratch&()>& scratchOfThread) {
+                                 const std::function<CovarianceScratch&()>& scratchOfThread,
+                                 std::array<const float*, 3> sortedArrays) {
     s_ = s;
     const size_t n = xs.size();
     xs_ = xs;
     assignSlots(grid, anisotropic, n);
+    if (sortedArrays[0] && sortedArrays[1] && sortedArrays[2]) {
+        px_ = sortedArrays[0];
+        py_ = sortedArrays[1];
+        pz_ = sortedArrays[2];
+    } else {
+        for (auto* v : {&ownX_, &ownY_, &ownZ_})
+            v->resize(n + 8);
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16384), [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t k = r.begin(); k < r.end(); ++k) {
+                ownX_[k] = xs[k].x();
+                ownY_[k] = xs[k].y();
+                ownZ_[k] = xs[k].z();
+            }
+        });
+        px_ = ownX_.data();
+        py_ = ownY_.data();
+        pz_ = ownZ_.data();
+    }
     const float R = s.kernelRadius, rc = s.covarianceRadius, V = s.particleVolume;
     isoG = 1.0f / R;
     isoAmp = V * kSigma * isoG * isoG * isoG;
@@ -405,12 +629,37 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
         uint64_t mine = 0;
         float shiftMax = 0.0f;
         CovarianceScratch& scratch = scratchOfThread();
+        // Eq. 4-10 for a batch of particles whose neighbour sums ran in SIMD lanes.
+        MomentBatch batch;
+        size_t members[MomentBatch::kLanes];
+        auto finish = [&]() {
+            interleaveBatch(batch, scratch);
+            sumMoments(batch, scratch);
+            for (size_t l = 0; l < batch.lanes; ++l) {
+                const size_t k = members[l];
+                const NeighbourMoments& m = batch.moments[l];
+                const Vec3f x = xs[k];
+                const auto o = size_t(slot[k]);
+                const float inv = m.sw > 0.0f ? 1.0f / m.sw : 0.0f;
+                const Vec3f mu = inv * m.sd; // xw_k - x_k
+                const Vec3f shift = smoothingShift(m, mu, surfaceOnly && surface[k], s);
+                cx[o] = x.x() + shift.x();
+                cy[o] = x.y() + shift.y();
+                cz[o] = x.z() + shift.z();
+                shiftMax = std::max(shiftMax, shift.norm());
+                if (int(batch.count[l]) - 1 < s.nEps) // the particle itself is not a neighbour
+                    setIsotropic(o, knG, knAmp);
+                else if (!setEllipsoid(o, covarianceOf(m, inv, mu)))
+                    setIsotropic(o, isoG, isoAmp);
+            }
+            batch.lanes = batch.longest = 0;
+        };
         for (size_t k = range.begin(); k < range.end(); ++k) {
             if (slot[k] < 0)
                 continue; // the isotropic kernel at x_k, read from the positions
             const Vec3f x = xs[k];
-            const auto o = size_t(slot[k]);
             if (!anisotropic.empty() && !anisotropic[k]) { // the isotropic kernel at x_k, stored
+                const auto o = size_t(slot[k]);
                 cx[o] = x.x();
                 cy[o] = x.y();
                 cz[o] = x.z();
@@ -418,28 +667,75 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
                 continue;
             }
             ++mine;
-            const size_t nk = keepNeighbours(grid, xs, x, rc, rc2, scratch);
-            covarianceWeights(scratch.r2.data(), nk, invRc, scratch.w.data());
-            const NeighbourMoments m = sumMoments(xs, x, scratch, nk, surface, surfaceOnly);
-            const auto neighbours = int(nk);
-            const float inv = m.sw > 0.0f ? 1.0f / m.sw : 0.0f;
-            const Vec3f mu = inv * m.sd; // xw_k - x_k
-            const Vec3f shift = smoothingShift(m, mu, surfaceOnly && surface[k], s);
-            cx[o] = x.x() + shift.x();
-            cy[o] = x.y() + shift.y();
-            cz[o] = x.z() + shift.z();
-            shiftMax = std::max(shiftMax, shift.norm());
-            if (neighbours - 1 < s.nEps) // the particle itself is not a neighbour
-                setIsotropic(o, knG, knAmp);
-            else if (!setEllipsoid(o, covarianceOf(m, inv, mu)))
-                setIsotropic(o, isoG, isoAmp);
+            CovarianceScratch::Lane& lane = scratch.lane[batch.lanes];
+            const size_t nk = keepNeighbours(grid, px_, py_, pz_, x, rc, rc2, lane);
+            covarianceWeights(lane.r2.data(), nk, invRc, lane.w.data());
+            surfaceWeights(lane, nk, surfaceOnly ? surface : std::span<const uint8_t>());
+            members[batch.lanes] = k;
+            batch.count[batch.lanes++] = nk;
+            batch.longest = std::max(batch.longest, nk);
+            if (batch.lanes == MomentBatch::kLanes)
+                finish();
         }
+        if (batch.lanes > 0)
+            finish();
         count += mine;
         atomicMax(maxShift, shiftMax);
     });
     anisotropicCount = count.load();
     maxShift_ = maxShift.load();
 }
+
+namespace {
+// Writes the i < m with (x, y, z)[i] in [lo, hi] to keep, in order; returns their number (keep
+// has room for m + 8). Branch-free.
+size_t insideBoxBaseline(const float* x, const float* y, const float* z, size_t m, const Vec3f& lo,
+                         const Vec3f& hi, uint32_t* keep) {
+    size_t nk = 0;
+    for (size_t i = 0; i < m; ++i) {
+        keep[nk] = uint32_t(i);
+        nk += (x[i] >= lo.x()) & (x[i] <= hi.x()) & (y[i] >= lo.y()) & (y[i] <= hi.y()) & (z[i] >= lo.z()) &
+                      (z[i] <= hi.z())
+                  ? 1
+                  : 0;
+    }
+    return nk;
+}
+#if defined(__x86_64__) || defined(__i386__)
+// Eight at a time (the same comparisons); reads up to seven values past m.
+[[gnu::target("avx2")]] size_t insideBoxAvx2(const float* x, const float* y, const float* z, size_t m,
+                                             const Vec3f& lo, const Vec3f& hi, uint32_t* keep) {
+    const __m256 lx = _mm256_set1_ps(lo.x()), ly = _mm256_set1_ps(lo.y()), lz = _mm256_set1_ps(lo.z());
+    const __m256 hx = _mm256_set1_ps(hi.x()), hy = _mm256_set1_ps(hi.y()), hz = _mm256_set1_ps(hi.z());
+    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    size_t nk = 0;
+    for (size_t i = 0; i < m; i += 8) {
+        const __m256 vx = _mm256_loadu_ps(x + i), vy = _mm256_loadu_ps(y + i), vz = _mm256_loadu_ps(z + i);
+        const __m256 in = _mm256_and_ps(
+            _mm256_and_ps(
+                _mm256_and_ps(_mm256_cmp_ps(vx, lx, _CMP_GE_OQ), _mm256_cmp_ps(vx, hx, _CMP_LE_OQ)),
+                _mm256_and_ps(_mm256_cmp_ps(vy, ly, _CMP_GE_OQ), _mm256_cmp_ps(vy, hy, _CMP_LE_OQ))),
+            _mm256_and_ps(_mm256_cmp_ps(vz, lz, _CMP_GE_OQ), _mm256_cmp_ps(vz, hz, _CMP_LE_OQ)));
+        auto mask = unsigned(_mm256_movemask_ps(in));
+        if (m - i < 8)
+            mask &= (1u << (m - i)) - 1u;
+        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(keep + nk), _mm256_permutevar8x32_epi32(index, perm));
+        nk += kCompress.count[mask];
+        index = _mm256_add_epi32(index, _mm256_set1_epi32(8));
+    }
+    return nk;
+}
+#endif
+size_t insideBox(const float* x, const float* y, const float* z, size_t m, const Vec3f& lo, const Vec3f& hi,
+                 uint32_t* keep) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return insideBoxAvx2(x, y, z, m, lo, hi, keep);
+#endif
+    return insideBoxBaseline(x, y, z, m, lo, hi, keep);
+}
+} // namespace
 
 template <bool kIds>
 void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo, const Vec3f& keepHi,
@@ -452,52 +748,36 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
             ids->resize(std::max(2 * ids->size(), out.count + n));
     size_t c = out.count;
     const float ox = origin.x(), oy = origin.y(), oz = origin.z();
-    auto inside = [&](float x, float y, float z) {
-        return (x >= keepLo.x()) & (x <= keepHi.x()) & (y >= keepLo.y()) & (y <= keepHi.y()) &
-               (z >= keepLo.z()) & (z <= keepHi.z());
-    };
     // In chunks: the kept particles first (branch-free, centres only), then their kernels.
     constexpr size_t kChunk = 64;
-    uint8_t keep[kChunk];
+    uint32_t keep[kChunk + 8];
     const int32_t s0 = slot[b];
+    const KernelShape iso{isoG, 0.0f, 0.0f, isoG, 0.0f, isoG, isoAmp, 0.0f};
     for (size_t i0 = 0; i0 < n; i0 += kChunk) {
         const size_t m = std::min(kChunk, n - i0);
         size_t nk = 0;
         if (s0 >= 0) { // a cell with records: consecutive slots
             const size_t s = size_t(s0) + i0;
-            for (size_t i = 0; i < m; ++i) {
-                keep[nk] = uint8_t(i);
-                nk += inside(cx[s + i], cy[s + i], cz[s + i]) ? 1 : 0;
-            }
+            nk = insideBox(cx.data() + s, cy.data() + s, cz.data() + s, m, keepLo, keepHi, keep);
             for (size_t k = 0; k < nk; ++k, ++c) {
                 const size_t r = s + keep[k];
                 out.x[c] = cx[r] - ox;
                 out.y[c] = cy[r] - oy;
                 out.z[c] = cz[r] - oz;
-                out.g00[c] = g00[r];
-                out.g01[c] = g01[r];
-                out.g02[c] = g02[r];
-                out.g11[c] = g11[r];
-                out.g12[c] = g12[r];
-                out.g22[c] = g22[r];
-                out.amp[c] = amp[r];
+                out.shape[c] = shape[r];
                 if constexpr (kIds)
                     (*ids)[c] = b + uint32_t(i0 + keep[k]);
             }
         } else { // isotropic kernels at the particles
             const Vec3f* p = xs_.data() + b + i0;
-            for (size_t i = 0; i < m; ++i) {
-                keep[nk] = uint8_t(i);
-                nk += inside(p[i].x(), p[i].y(), p[i].z()) ? 1 : 0;
-            }
+            const size_t f = b + i0;
+            nk = insideBox(px_ + f, py_ + f, pz_ + f, m, keepLo, keepHi, keep);
             for (size_t k = 0; k < nk; ++k, ++c) {
                 const Vec3f& q = p[keep[k]];
                 out.x[c] = q.x() - ox;
                 out.y[c] = q.y() - oy;
                 out.z[c] = q.z() - oz;
-                out.g00[c] = out.g11[c] = out.g22[c] = isoG;
-                out.g01[c] = out.g02[c] = out.g12[c] = 0.0f;
-                out.amp[c] = isoAmp;
+                out.shape[c] = iso;
                 if constexpr (kIds)
                     (*ids)[c] = b + uint32_t(i0 + keep[k]);
             }
@@ -509,13 +789,26 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
 void AnisotropicKernels::gather(const NeighborGrid& grid, const Vec3f& lo, const Vec3f& hi,
                                 const Vec3f& keepLo, const Vec3f& keepHi, const Vec3f& origin,
                                 AnisotropicCandidates& out, std::vector<uint32_t>* ids) const {
-    grid.forEachRangeInBox(lo, hi, [&](uint32_t b, uint32_t e) {
+    // Cells whose particles follow each other in the sorted order, both with records (then at
+    // consecutive slots) or both without, are read as one range.
+    uint32_t b0 = 0, e0 = 0; // the pending range
+    auto flush = [&]() {
+        if (e0 == b0)
+            return;
         if (ids)
-            gatherRange<true>(b, e, keepLo, keepHi, origin, out, ids);
+            gatherRange<true>(b0, e0, keepLo, keepHi, origin, out, ids);
         else
-            gatherRange<false>(b, e, keepLo, keepHi, origin, out, nullptr);
+            gatherRange<false>(b0, e0, keepLo, keepHi, origin, out, nullptr);
+    };
+    grid.forEachRangeInBox(lo, hi, [&](uint32_t b, uint32_t e) {
+        if (b != e0 || e0 == b0 || (slot[b] < 0) != (slot[b0] < 0)) {
+            flush();
+            b0 = b;
+        }
+        e0 = e;
         return true;
     });
+    flush();
 }
 
 namespace {
@@ -531,21 +824,6 @@ size_t keepWithinBaseline(const float* x, const float* y, const float* z, const 
     return k;
 }
 #if defined(__x86_64__) || defined(__i386__)
-// For each 8-bit mask, the lanes it keeps, packed to the front, and their number.
-struct CompressTable {
-    alignas(32) uint32_t lanes[256][8];
-    uint8_t count[256];
-    constexpr CompressTable() : lanes{}, count{} {
-        for (unsigned m = 0; m < 256; ++m) {
-            unsigned k = 0;
-            for (unsigned l = 0; l < 8; ++l)
-                if ((m >> l) & 1u)
-                    lanes[m][k++] = l;
-            count[m] = uint8_t(k);
-        }
-    }
-};
-constexpr CompressTable kCompress;
 
 // Eight at a time, the kept lanes packed by a permutation (no branch per kept point); the same
 // float operations as the baseline (AVX2 without FMA), so the same points are kept.
@@ -576,6 +854,55 @@ constexpr CompressTable kCompress;
 #endif
 } // namespace
 
+namespace {
+size_t keepNearBaseline(const float* a, const float* x, const float* y, const float* z, const uint32_t* ids,
+                        uint32_t first, size_t n, float c, float r, uint32_t* outIds, float* ox, float* oy,
+                        float* oz) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+        outIds[k] = ids ? ids[i] : first + uint32_t(i);
+        ox[k] = x[i];
+        oy[k] = y[i];
+        oz[k] = z[i];
+        k += std::abs(a[i] - c) <= r ? 1 : 0;
+    }
+    return k;
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] size_t keepNearAvx2(const float* a, const float* x, const float* y, const float* z,
+                                            const uint32_t* ids, size_t n, float c, float r, uint32_t* outIds,
+                                            float* ox, float* oy, float* oz) {
+    const __m256 vc = _mm256_set1_ps(c), vr = _mm256_set1_ps(r), sign = _mm256_set1_ps(-0.0f);
+    const __m256i step = _mm256_set1_epi32(8);
+    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    size_t k = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 d = _mm256_andnot_ps(sign, _mm256_sub_ps(_mm256_loadu_ps(a + i), vc)); // |a - c|
+        const auto mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d, vr, _CMP_LE_OQ)));
+        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
+        const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(outIds + k), _mm256_permutevar8x32_epi32(v, perm));
+        _mm256_storeu_ps(ox + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(x + i), perm));
+        _mm256_storeu_ps(oy + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(y + i), perm));
+        _mm256_storeu_ps(oz + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(z + i), perm));
+        k += kCompress.count[mask];
+        index = _mm256_add_epi32(index, step);
+    }
+    return k + keepNearBaseline(a + i, x + i, y + i, z + i, ids ? ids + i : nullptr, uint32_t(i), n - i, c, r,
+                                outIds + k, ox + k, oy + k, oz + k);
+}
+#endif
+} // namespace
+
+size_t keepNear(const float* a, const float* x, const float* y, const float* z, const uint32_t* ids, size_t n,
+                float c, float r, uint32_t* outIds, float* ox, float* oy, float* oz) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return keepNearAvx2(a, x, y, z, ids, n, c, r, outIds, ox, oy, oz);
+#endif
+    return keepNearBaseline(a, x, y, z, ids, 0, n, c, r, outIds, ox, oy, oz);
+}
+
 size_t keepWithin(const float* x, const float* y, const float* z, const uint32_t* ids, size_t n,
                   const Vec3f& c, float r2, uint32_t* out) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -595,7 +922,8 @@ Kernel kernelOf(const AnisotropicKernels& k, size_t j) {
     if (s < 0)
         return {k.centre(j), k.isoG, 0.0f, 0.0f, k.isoG, 0.0f, k.isoG, k.isoAmp};
     const auto o = size_t(s);
-    return {k.centre(j), k.g00[o], k.g01[o], k.g02[o], k.g11[o], k.g12[o], k.g22[o], k.amp[o]};
+    const KernelShape& g = k.shape[o];
+    return {k.centre(j), g.g00, g.g01, g.g02, g.g11, g.g12, g.g22, g.amp};
 }
 } // namespace
 
@@ -627,8 +955,9 @@ void AnisotropicKernels::addWithGradient(size_t j, const Vec3f& x, float& f, Vec
 }
 
 size_t AnisotropicKernels::bytes() const {
-    return (cx.capacity() + cy.capacity() + cz.capacity() + g00.capacity() + g01.capacity() + g02.capacity() +
-            g11.capacity() + g12.capacity() + g22.capacity() + amp.capacity()) *
+    return shape.capacity() * sizeof(KernelShape) +
+           (cx.capacity() + cy.capacity() + cz.capacity() + ownX_.capacity() + ownY_.capacity() +
+            ownZ_.capacity()) *
                sizeof(float) +
            slot.capacity() * sizeof(int32_t);
 }
@@ -639,14 +968,71 @@ void AnisotropicCandidates::grow(size_t need) {
     const size_t cap = std::max(need, 2 * x.size());
     for (auto* v : {&x, &y, &z, &g00, &g01, &g02, &g11, &g12, &g22, &amp})
         v->resize(cap);
+    shape.resize(cap);
 }
+
+namespace {
+// The shapes of src[pick[k]], k < n, as seven arrays (a transpose: the values are moved, not
+// computed). Writes whole batches of eight: up to seven values past n.
+void transposeShapesBaseline(const KernelShape* src, const uint32_t* pick, size_t n, float* const* out) {
+    for (size_t k = 0; k < n; ++k) {
+        const KernelShape& g = src[pick[k]];
+        out[0][k] = g.g00;
+        out[1][k] = g.g01;
+        out[2][k] = g.g02;
+        out[3][k] = g.g11;
+        out[4][k] = g.g12;
+        out[5][k] = g.g22;
+        out[6][k] = g.amp;
+    }
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] void transposeShapesAvx2(const KernelShape* src, const uint32_t* pick, size_t n,
+                                                 float* const* out) {
+    for (size_t k = 0; k < n; k += 8) {
+        __m256 r[8];
+        for (size_t i = 0; i < 8; ++i)
+            r[i] = k + i < n ? _mm256_load_ps(&src[pick[k + i]].g00) : _mm256_setzero_ps();
+        // 8 x 8 transpose: rows are kernels, columns the shape's values.
+        const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+        const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+        const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+        const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+        const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+        const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+        const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+        const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+        _mm256_storeu_ps(out[0] + k, _mm256_permute2f128_ps(u0, u4, 0x20));
+        _mm256_storeu_ps(out[1] + k, _mm256_permute2f128_ps(u1, u5, 0x20));
+        _mm256_storeu_ps(out[2] + k, _mm256_permute2f128_ps(u2, u6, 0x20));
+        _mm256_storeu_ps(out[3] + k, _mm256_permute2f128_ps(u3, u7, 0x20));
+        _mm256_storeu_ps(out[4] + k, _mm256_permute2f128_ps(u0, u4, 0x31));
+        _mm256_storeu_ps(out[5] + k, _mm256_permute2f128_ps(u1, u5, 0x31));
+        _mm256_storeu_ps(out[6] + k, _mm256_permute2f128_ps(u2, u6, 0x31));
+    }
+}
+#endif
+} // namespace
 
 void AnisotropicCandidates::assignFrom(const AnisotropicCandidates& o, const uint32_t* pick, size_t n,
                                        const Vec3f& shift) {
     clear();
     reserveMore(n);
-    for (size_t k = 0; k < n; ++k)
-        pushFromUnchecked(o, pick[k], shift, true);
+    for (size_t k = 0; k < n; ++k) {
+        const uint32_t i = pick[k];
+        x[k] = o.x[i] - shift.x();
+        y[k] = o.y[i] - shift.y();
+        z[k] = o.z[i] - shift.z();
+    }
+    float* const out[7] = {g00.data(), g01.data(), g02.data(), g11.data(),
+                           g12.data(), g22.data(), amp.data()};
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        transposeShapesAvx2(o.shape.data(), pick, n, out);
+    else
+#endif
+        transposeShapesBaseline(o.shape.data(), pick, n, out);
+    count = n;
     seal();
 }
 
@@ -658,7 +1044,7 @@ void AnisotropicCandidates::seal() {
 }
 
 size_t AnisotropicCandidates::bytes() const {
-    return 10 * x.capacity() * sizeof(float);
+    return 10 * x.capacity() * sizeof(float) + shape.capacity() * sizeof(KernelShape);
 }
 
 } // namespace octo

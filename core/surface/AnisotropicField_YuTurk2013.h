@@ -18,6 +18,7 @@
 #include "common/Types.h"
 #include "spatial/NeighborGrid.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -38,13 +39,25 @@ struct AnisotropySettings {
     float shiftLimit = 0.01f;       ///< |xbar_j - x_j| at most this (the particle radius r)
 };
 
-/// compute()'s per-thread buffers: the kept neighbours, their squared distances and weights.
+/// compute()'s per-thread buffers. A batch of up to eight particles is summed in SIMD lanes: each
+/// particle's kept neighbours j with |x_j - x|^2, weight, surface weight and x_j - x, then the same
+/// interleaved (neighbour i of lane l at 8 i + l).
 struct CovarianceScratch {
-    std::vector<uint32_t> kept;
-    std::vector<float> r2, w;
+    struct Lane {
+        std::vector<uint32_t> kept;
+        std::vector<float> r2, w, ws, dx, dy, dz;
+    };
+    std::array<Lane, 8> lane;
+    std::vector<float> laneW, laneDx, laneDy, laneDz, laneWs;
 };
 
 struct AnisotropicCandidates;
+
+/// A kernel's shape: the symmetric G (support |G d| < 1) and the amplitude, one 32-byte record (so
+/// a kernel is copied with one vector move and eight are transposed to lanes in registers).
+struct alignas(32) KernelShape {
+    float g00, g01, g02, g11, g12, g22, amp, unused;
+};
 
 /// The kernels of all particles, in the neighbour grid's sorted order (structure of arrays).
 class AnisotropicKernels {
@@ -53,10 +66,13 @@ public:
     /// (empty: all). surface[k] != 0 marks the surface particles (empty: none), whose smoothed
     /// centre is the mean of their surface neighbours only (smoothSurfaceOnly). Parallel (TBB);
     /// capacities are kept between calls. scratch() gives the calling thread's buffers (the caller
-    /// owns them, e.g. in its per-thread scratch, so they live from frame to frame).
+    /// owns them, e.g. in its per-thread scratch, so they live from frame to frame). sortedArrays:
+    /// xs as arrays x, y, z of xs.size() + 8 floats (e.g. the detection's copy), valid until the
+    /// kernels' last use; null: compute() makes its own copy.
     void compute(const NeighborGrid& grid, std::span<const Vec3f> xs, std::span<const uint8_t> anisotropic,
                  std::span<const uint8_t> surface, const AnisotropySettings& s,
-                 const std::function<CovarianceScratch&()>& scratch);
+                 const std::function<CovarianceScratch&()>& scratch,
+                 std::array<const float*, 3> sortedArrays = {nullptr, nullptr, nullptr});
     size_t size() const { return slot.size(); }
     /// Kernel j's centre (sorted particle index j).
     Vec3f centre(size_t j) const {
@@ -84,10 +100,9 @@ public:
     // slots in sorted order, so a cell's kernels are read contiguously; cells without one are read
     // from the positions.
     std::vector<int32_t> slot;
-    // Per record: smoothed centre, symmetric G (support |G d| < 1), amplitude.
+    // Per record: smoothed centre, shape.
     std::vector<float> cx, cy, cz;
-    std::vector<float> g00, g01, g02, g11, g12, g22;
-    std::vector<float> amp;
+    std::vector<KernelShape> shape;
     float isoG = 0.0f, isoAmp = 0.0f;
     uint64_t anisotropicCount = 0; ///< particles that got Eq. 4-10 (for stats)
 
@@ -105,36 +120,28 @@ private:
 
     AnisotropySettings s_;
     float maxShift_ = 0.0f;
-    std::span<const Vec3f> xs_; // the particles of the last compute
+    std::span<const Vec3f> xs_;             // the particles of the last compute
+    std::vector<float> ownX_, ownY_, ownZ_; // the same as arrays (padded by a SIMD batch), when not given
+    const float *px_ = nullptr, *py_ = nullptr, *pz_ = nullptr; // the arrays in use
 };
 
-/// The kernels near one block of corners, relative to a centre, padded to whole SIMD batches with
-/// far kernels (weight 0). Reused between calls.
+/// The kernels near one block of corners, relative to a centre. gather() fills the centres and
+/// shape (records); assignFrom() picks some of them into the sealed lanes read by the field sums:
+/// centres and the shape's seven values as arrays, padded to whole SIMD batches with far kernels
+/// (weight 0). Reused between calls.
 struct AnisotropicCandidates {
     static constexpr size_t kLanes = 8;
-    std::vector<float> x, y, z, g00, g01, g02, g11, g12, g22, amp;
+    std::vector<float> x, y, z;
+    std::vector<KernelShape> shape;
+    std::vector<float> g00, g01, g02, g11, g12, g22, amp;
     size_t count = 0;
     void clear() { count = 0; }
-    /// Room for n more candidates (and the padding): the *Unchecked appends may follow.
+    /// Room for n more candidates (and the padding).
     void reserveMore(size_t n) {
         if (count + n + kLanes > x.size())
             grow(count + n + kLanes);
     }
-    /// Writes candidate o[i] at the end and keeps it when keep (branch-free filtering).
-    void pushFromUnchecked(const AnisotropicCandidates& o, size_t i, const Vec3f& shift, bool keep) {
-        x[count] = o.x[i] - shift.x();
-        y[count] = o.y[i] - shift.y();
-        z[count] = o.z[i] - shift.z();
-        g00[count] = o.g00[i];
-        g01[count] = o.g01[i];
-        g02[count] = o.g02[i];
-        g11[count] = o.g11[i];
-        g12[count] = o.g12[i];
-        g22[count] = o.g22[i];
-        amp[count] = o.amp[i];
-        count += keep ? 1 : 0;
-    }
-    /// Replaces the candidates by o[pick[0..n)], centres shifted by -shift, and seals them.
+    /// Replaces the candidates by o[pick[0..n)] (gathered), centres shifted by -shift, and seals them.
     void assignFrom(const AnisotropicCandidates& o, const uint32_t* pick, size_t n, const Vec3f& shift);
     void seal();
     size_t padded() const { return (count + kLanes - 1) / kLanes * kLanes; }
@@ -148,6 +155,11 @@ private:
 /// returns their number. out has room for n. The same float operations as the plain test.
 size_t keepWithin(const float* x, const float* y, const float* z, const uint32_t* ids, size_t n,
                   const Vec3f& c, float r2, uint32_t* out);
+
+/// Writes the i < n with |a[i] - c| <= r to the outputs, in order: ids[i] (i without ids) to outIds
+/// and x[i], y[i], z[i] to ox, oy, oz (room for n each); returns their number. a is one of x, y, z.
+size_t keepNear(const float* a, const float* x, const float* y, const float* z, const uint32_t* ids, size_t n,
+                float c, float r, uint32_t* outIds, float* ox, float* oy, float* oz);
 
 /// f at centre + offset from sealed candidates (SIMD; AVX2 when the CPU has it).
 float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset);

@@ -202,6 +202,9 @@ void BlockCornerField::marchingCubes(TriangleMesh& mesh, bool computeNormals) {
     vertexBase_.resize(nb + 1);
     triBase_.resize(nb + 1);
 
+    inside_.resize(nb);
+    crossing_.resize(nb);
+    markInsideCorners();
     markCrossingEdges(table);
     numberVerticesAndTriangles();
     mesh.vertices.resize(vertexBase_[nb]);
@@ -219,18 +222,67 @@ void BlockCornerField::marchingCubes(TriangleMesh& mesh, bool computeNormals) {
         areaWeightedNormals(mesh);
 }
 
-// Pass 1: crossing edges of active cells, marked in the block owning the edge's lower corner;
+// The sign of every needed corner (phi < 0, as cubeIndex tests it), 512 bits per block.
+void BlockCornerField::markInsideCorners() {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, keys_.size(), 16),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t b = r.begin(); b < r.end(); ++b) {
+                              const float* phi = phi_.data() + b * 512;
+                              for (int w = 0; w < 8; ++w) {
+                                  uint64_t in = 0;
+                                  for (uint64_t m = cornerMask_[b][size_t(w)]; m; m &= m - 1) {
+                                      const int bit = std::countr_zero(m);
+                                      in |= uint64_t(phi[64 * w + bit] < 0.0f) << bit;
+                                  }
+                                  inside_[b][size_t(w)] = in;
+                              }
+                          }
+                      });
+}
+
+// The active cells of block b with corners on both sides (cube index neither 0 nor 255), from the
+// corner signs of b and of its +x/+y/+z neighbours: each of a cell's eight corner signs is the
+// block's sign mask shifted by the corner's offset, so only these cells need their cube index.
+BlockMask BlockCornerField::crossingCells(size_t b) const {
+    static const BlockMask kNone{};
+    auto signs = [&](int off) -> const BlockMask& {
+        const int32_t t = nbr_[b][size_t(off)];
+        return t < 0 ? kNone : inside_[size_t(t)];
+    };
+    auto shiftX = [](uint64_t m, uint64_t mx) { return ((m >> 1) & ~kX7) | ((mx & kX0) << 7); };
+    auto shiftY = [](uint64_t m, uint64_t my) { return (m >> 8) | (my << 56); };
+    BlockMask allIn, anyIn, out;
+    allIn.fill(~0ull);
+    anyIn.fill(0);
+    for (int c = 0; c < 8; ++c) {
+        const int dx = c & 1, dy = (c >> 1) & 1, dz = c >> 2;
+        for (int w = 0; w < 8; ++w) {
+            const int zOff = (w + dz) >> 3 ? 4 : 0, wz = (w + dz) & 7; // the corner's block layer and word
+            auto row = [&](int yOff) { // the corners at x + dx of the cells, y offset block yOff
+                const uint64_t m = signs(zOff | yOff)[size_t(wz)];
+                return dx ? shiftX(m, signs(zOff | yOff | 1)[size_t(wz)]) : m;
+            };
+            const uint64_t s = dy ? shiftY(row(0), row(2)) : row(0);
+            allIn[size_t(w)] &= s;
+            anyIn[size_t(w)] |= s;
+        }
+    }
+    for (int w = 0; w < 8; ++w)
+        out[size_t(w)] = cells_[b][size_t(w)] & anyIn[size_t(w)] & ~allIn[size_t(w)];
+    return out;
+}
+
+// Pass 1: crossing edges of the crossed cells, marked in the block owning the edge's lower corner;
 // the triangle and loop-centre counts per block.
 void BlockCornerField::markCrossingEdges(const MarchingCubesTable& table) {
     tbb::parallel_for(
         tbb::blocked_range<size_t>(0, keys_.size(), 4), [&](const tbb::blocked_range<size_t>& r) {
             for (size_t b = r.begin(); b < r.end(); ++b) {
                 uint32_t tris = 0, extras = 0;
-                forEachCell(cells_[b], [&](int x, int y, int z) {
+                crossing_[b] = crossingCells(b);
+                forEachCell(crossing_[b], [&](int x, int y, int z) {
                     float v[8];
                     const int ci = cubeIndex(phi_, nbr_[b], x, y, z, v);
-                    if (ci == 0 || ci == 255)
-                        return;
                     const MarchingCubesTable::Entry& entry = table.entry(ci, v);
                     tris += entry.triangleCount;
                     extras += entry.extraCount;
@@ -286,7 +338,7 @@ uint32_t BlockCornerField::writeEdgeVertices(size_t b, const Vec3i& g0, Triangle
     return v;
 }
 
-// Block b's loop-centre vertices (from index v on) and triangles, cell by cell.
+// Block b's loop-centre vertices (from index v on) and triangles, crossed cell by crossed cell.
 void BlockCornerField::writeCellTriangles(const MarchingCubesTable& table, size_t b, const Vec3i& g0,
                                           uint32_t v, TriangleMesh& mesh) const {
     auto vertexId = [&](size_t ob, int bit) {
@@ -295,11 +347,9 @@ void BlockCornerField::writeCellTriangles(const MarchingCubesTable& table, size_
         return vertexBase_[ob] + edgePrefix_[ob][w] + uint32_t(std::popcount(below));
     };
     uint32_t t = triBase_[b];
-    forEachCell(cells_[b], [&](int x, int y, int z) {
+    forEachCell(crossing_[b], [&](int x, int y, int z) {
         float cv[8];
         const int ci = cubeIndex(phi_, nbr_[b], x, y, z, cv);
-        if (ci == 0 || ci == 255)
-            return;
         const MarchingCubesTable::Entry& entry = table.entry(ci, cv);
         const uint32_t extra0 = v;
         for (int k = 0; k < entry.extraCount; ++k) { // loop centres: mean of the loop's crossings
@@ -331,8 +381,8 @@ void BlockCornerField::writeCellTriangles(const MarchingCubesTable& table, size_
 size_t BlockCornerField::bytes() const {
     return keys_.capacity() * sizeof(uint64_t) + cells_.capacity() * sizeof(BlockMask) +
            cornerMask_.capacity() * sizeof(BlockMask) + nbr_.capacity() * sizeof(nbr_[0]) +
-           phi_.capacity() * sizeof(float) + edgeMask_.capacity() * sizeof(edgeMask_[0]) +
-           edgePrefix_.capacity() * sizeof(edgePrefix_[0]) +
+           phi_.capacity() * sizeof(float) + (inside_.capacity() + crossing_.capacity()) * sizeof(BlockMask) +
+           edgeMask_.capacity() * sizeof(edgeMask_[0]) + edgePrefix_.capacity() * sizeof(edgePrefix_[0]) +
            (vertexBase_.capacity() + triBase_.capacity() + triCount_.capacity() + extraCount_.capacity()) *
                sizeof(uint32_t) +
            scratchKeys_.capacity() * sizeof(uint64_t) + scratchBlocks_.capacity() * sizeof(CellBlock);

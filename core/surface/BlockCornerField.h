@@ -76,6 +76,8 @@ public:
 private:
     int32_t findBlock(uint64_t key) const;
     // marchingCubes' passes.
+    void markInsideCorners();
+    BlockMask crossingCells(size_t b) const;
     void markCrossingEdges(const MarchingCubesTable& table);
     void numberVerticesAndTriangles();
     uint32_t writeEdgeVertices(size_t b, const Vec3i& g0, TriangleMesh& mesh) const;
@@ -87,6 +89,7 @@ private:
     std::vector<BlockMask> cells_, cornerMask_;
     std::vector<std::array<int32_t, 8>> nbr_;        // block at offset (dx | dy << 1 | dz << 2), -1 absent
     std::vector<float> phi_;                         // 512 per block
+    std::vector<BlockMask> inside_, crossing_;       // corners with phi < 0; cells the surface crosses
     std::vector<std::array<uint64_t, 24>> edgeMask_; // bit = corner * 3 + axis
     std::vector<std::array<uint32_t, 24>> edgePrefix_;
     std::vector<uint32_t> vertexBase_, triBase_, triCount_, extraCount_;

@@ -42,14 +42,19 @@ double MeshSmoother::volume(const TriangleMesh& mesh) {
 }
 
 void MeshSmoother::smooth(TriangleMesh& mesh, std::span<const float> weights, int steps, float lambda) {
-    const size_t nv = mesh.vertices.size();
-    if (nv == 0 || steps <= 0)
+    if (mesh.vertices.empty() || steps <= 0)
         return;
+    prepare(mesh);
+    smoothPrepared(mesh, weights, steps, lambda);
+}
+
+void MeshSmoother::prepare(const TriangleMesh& mesh) {
+    const size_t nv = mesh.vertices.size();
     buildAdjacency(mesh);
     // Small closed pieces (a drop of a few particles: tens of vertices, every one near every other)
     // would contract to a point under repeated Laplacian steps: they are not smoothed.
-    weights_.assign(weights.begin(), weights.end());
     component_.assign(nv, 0);
+    smallPiece_.assign(nv, 0);
     stack_.clear();
     std::vector<uint32_t>& members = fill_; // reused: the current piece's vertices
     for (size_t seed = 0; seed < nv; ++seed) {
@@ -70,9 +75,21 @@ void MeshSmoother::smooth(TriangleMesh& mesh, std::span<const float> weights, in
         }
         if (members.size() < kMinPieceVertices)
             for (uint32_t v : members)
-                weights_[v] = 0.0f;
+                smallPiece_[v] = 1;
     }
-    const double v0 = volume(mesh);
+    volume0_ = volume(mesh);
+}
+
+void MeshSmoother::smoothPrepared(TriangleMesh& mesh, std::span<const float> weights, int steps,
+                                  float lambda) {
+    const size_t nv = mesh.vertices.size();
+    if (nv == 0 || steps <= 0)
+        return;
+    weights_.assign(weights.begin(), weights.end());
+    for (size_t v = 0; v < nv; ++v)
+        if (smallPiece_[v])
+            weights_[v] = 0.0f;
+    const double v0 = volume0_;
     tmp_.resize(nv);
     auto step = [&](const std::vector<Vec3f>& from, std::vector<Vec3f>& to) {
         tbb::parallel_for(tbb::blocked_range<size_t>(0, nv, 4096), [&](const tbb::blocked_range<size_t>& r) {
@@ -124,7 +141,7 @@ void MeshSmoother::smooth(TriangleMesh& mesh, std::span<const float> weights, in
 
 size_t MeshSmoother::bytes() const {
     return (start_.capacity() + adj_.capacity() + fill_.capacity() + stack_.capacity()) * sizeof(uint32_t) +
-           weights_.capacity() * sizeof(float) + component_.capacity() +
+           weights_.capacity() * sizeof(float) + component_.capacity() + smallPiece_.capacity() +
            (tmp_.capacity() + grad_.capacity()) * sizeof(Vec3f);
 }
 

@@ -20,6 +20,12 @@ class MeshSmoother {
 public:
     /// weights: per vertex in [0, 1] (0 = fixed). steps: Laplacian steps. Parallel (TBB).
     void smooth(TriangleMesh& mesh, std::span<const float> weights, int steps, float lambda = kLambda);
+    /// smooth() in two parts: prepare() reads only the mesh as marching cubes left it (one-rings,
+    /// small pieces, volume), so it may run beside the pass that computes the weights; then
+    /// smoothPrepared() with the same mesh. Same result as smooth().
+    void prepare(const TriangleMesh& mesh);
+    void smoothPrepared(TriangleMesh& mesh, std::span<const float> weights, int steps,
+                        float lambda = kLambda);
     /// Signed volume enclosed by a closed, outward-oriented mesh (divergence theorem).
     static double volume(const TriangleMesh& mesh);
     size_t bytes() const;
@@ -32,7 +38,8 @@ private:
     std::vector<uint32_t> start_, adj_, fill_;
     std::vector<Vec3f> tmp_, grad_;
     std::vector<float> weights_;
-    std::vector<uint8_t> component_;
+    std::vector<uint8_t> component_, smallPiece_;
+    double volume0_ = 0.0;
     std::vector<uint32_t> stack_;
 };
 

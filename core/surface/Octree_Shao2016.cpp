@@ -1,9 +1,13 @@
 #include "surface/Octree_Shao2016.h"
 
 #include <tbb/parallel_for.h>
+#if defined(__x86_64__) || defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <numeric>
 
 namespace octo {
@@ -106,6 +110,25 @@ void Octree_Shao2016::recurse(ThreadCtx& ctx, int depth, const Vec3i& coord,
     }
 }
 
+namespace {
+// Bit c set when lo[c] <= x <= hi[c], c < 8 (the same comparisons four at a time on x86-64).
+inline unsigned cellsHolding(float x, const float* lo, const float* hi) {
+#if defined(__x86_64__) || defined(__SSE2__)
+    const __m128 v = _mm_set1_ps(x);
+    const int a =
+        _mm_movemask_ps(_mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(lo), v), _mm_cmple_ps(v, _mm_loadu_ps(hi))));
+    const int b = _mm_movemask_ps(
+        _mm_and_ps(_mm_cmple_ps(_mm_loadu_ps(lo + 4), v), _mm_cmple_ps(v, _mm_loadu_ps(hi + 4))));
+    return unsigned(a) | (unsigned(b) << 4);
+#else
+    unsigned m = 0;
+    for (int c = 0; c < 8; ++c)
+        m |= unsigned(x >= lo[c] && x <= hi[c]) << c;
+    return m;
+#endif
+}
+} // namespace
+
 // The levels below a block node (at most 8^3 cells) are not split list by list: every surface
 // particle of the block marks the cells whose enlarged boxes hold it, and a node below is a surface
 // node exactly when one of its cells is marked. (The node's enlarged box is the union of its cells'
@@ -122,15 +145,17 @@ void Octree_Shao2016::blockSubtree(ThreadCtx& ctx, const Vec3i& coord, std::span
             lo[a][c] = (in_.lattice.origin[a] + float(g) * in_.lattice.cell) - lS;
             hi[a][c] = (in_.lattice.origin[a] + float(g + 1) * in_.lattice.cell) + lS;
         }
+    for (int a = 0; a < 3; ++a)
+        for (int c = n; c < 8; ++c) { // no cell: holds nothing
+            lo[a][c] = std::numeric_limits<float>::infinity();
+            hi[a][c] = -std::numeric_limits<float>::infinity();
+        }
     BlockMask cells{};
     for (uint32_t i : S) {
         const Vec3f& p = in_.surfacePositions[i];
         unsigned m[3];
-        for (int a = 0; a < 3; ++a) {
-            m[a] = 0;
-            for (int c = 0; c < n; ++c)
-                m[a] |= unsigned(p[a] >= lo[a][c] && p[a] <= hi[a][c]) << c;
-        }
+        for (int a = 0; a < 3; ++a)
+            m[a] = cellsHolding(p[a], lo[a], hi[a]);
         for (unsigned mz = m[2]; mz; mz &= mz - 1)
             for (unsigned my = m[1]; my; my &= my - 1)
                 cells[size_t(std::countr_zero(mz))] |= uint64_t(m[0]) << (8 * std::countr_zero(my));

@@ -175,6 +175,10 @@ struct SurfaceDetection_Marrone2010::Workspace::Impl {
 };
 
 SurfaceDetection_Marrone2010::Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+
+std::array<const float*, 3> SurfaceDetection_Marrone2010::Workspace::sortedPositions() const {
+    return {impl_->positions.x.data(), impl_->positions.y.data(), impl_->positions.z.data()};
+}
 SurfaceDetection_Marrone2010::Workspace::~Workspace() = default;
 size_t SurfaceDetection_Marrone2010::Workspace::bytes() const {
     const SortedPositions& p = impl_->positions;

@@ -17,6 +17,7 @@
 #include "spatial/CubicSplineKernel.h"
 #include "spatial/NeighborGrid.h"
 
+#include <array>
 #include <memory>
 #include <span>
 
@@ -35,6 +36,9 @@ public:
         struct Impl;
         Impl& impl() { return *impl_; }
         size_t bytes() const;
+        /// The last pass's sorted positions as arrays x, y, z (particles + 8 floats each; the
+        /// padding is readable), valid until the next pass.
+        std::array<const float*, 3> sortedPositions() const;
 
     private:
         std::unique_ptr<Impl> impl_;

@@ -5,6 +5,7 @@
 
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
 #include <tbb/parallel_sort.h>
 
 #include <algorithm>
@@ -229,38 +230,30 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
         if (!gatherBlockKernels(g0, corners, blk))
             return;
         // Filtered in three steps (the groups' z slab, their row, the group): a kernel is tested
-        // about 1 + 4 x 1/2 + 16 x 1/4 times per block instead of 64. A row's centres are copied,
-        // so its groups are tested four at a time.
+        // about 1 + 4 x 1/2 + 16 x 1/4 times per block instead of 64. The slab's and the row's
+        // centres are copied (compacted eight at a time), so each step reads contiguous arrays.
         std::vector<uint32_t>&slab = scratch.slab, &row = scratch.row, &group = scratch.group;
         std::vector<float>&rx = scratch.rx, &ry = scratch.ry, &rz = scratch.rz;
+        std::vector<float>&sx = scratch.sx, &sy = scratch.sy, &sz = scratch.sz;
+        for (auto* v : {&slab, &row, &group})
+            if (v->size() < blk.count)
+                v->resize(blk.count);
+        for (auto* v : {&rx, &ry, &rz, &sx, &sy, &sz})
+            if (v->size() < blk.count)
+                v->resize(blk.count);
         for (int gz = 0; gz < 8; gz += 2) {
             if (!(corners[size_t(gz)] | corners[size_t(gz + 1)]))
                 continue;
             const float relZ = (float(gz) + 0.5f) * L;
-            slab.resize(blk.count);
-            size_t ns = 0;
-            for (size_t i = 0; i < blk.count; ++i) {
-                slab[ns] = uint32_t(i);
-                ns += std::abs(blk.z[i] - relZ) <= reach ? 1 : 0;
-            }
+            const size_t ns = keepNear(blk.z.data(), blk.x.data(), blk.y.data(), blk.z.data(), nullptr,
+                                       blk.count, relZ, reach, slab.data(), sx.data(), sy.data(), sz.data());
             for (int gy = 0; gy < 8; gy += 2) {
                 const uint64_t rows = (corners[size_t(gz)] | corners[size_t(gz + 1)]);
                 if (!(rows & (0xFFFFull << (8 * gy))))
                     continue;
                 const float relY = (float(gy) + 0.5f) * L;
-                for (std::vector<float>* v : {&rx, &ry, &rz})
-                    v->resize(ns);
-                row.resize(ns);
-                group.resize(ns);
-                size_t nr = 0;
-                for (size_t k = 0; k < ns; ++k) {
-                    const uint32_t i = slab[k];
-                    row[nr] = i;
-                    rx[nr] = blk.x[i];
-                    ry[nr] = blk.y[i];
-                    rz[nr] = blk.z[i];
-                    nr += std::abs(blk.y[i] - relY) <= reach ? 1 : 0;
-                }
+                const size_t nr = keepNear(sy.data(), sx.data(), sy.data(), sz.data(), slab.data(), ns, relY,
+                                           reach, row.data(), rx.data(), ry.data(), rz.data());
                 for (int gx = 0; gx < 8; gx += 2) {
                     const uint64_t groupBits = (0x303ull << (gx + 8 * gy));
                     if (!(rows & groupBits))
@@ -299,10 +292,17 @@ void SurfaceReconstructor::finishMesh() {
         grid_.gather(givenVelocities_, vs_); // sorted order, beside xs_
         mesh.velocities.resize(nv);
     }
-    if (anisotropic && nv > 0 && (smooth || settings_.computeNormals || velocities))
-        vertexFieldPass(smooth, settings_.computeNormals, velocities);
+    if (anisotropic && nv > 0 && (smooth || settings_.computeNormals || velocities)) {
+        // The smoother's serial preparation (one-rings, small pieces, volume) needs only the
+        // triangles: it runs beside the parallel vertex pass.
+        auto pass = [&] { vertexFieldPass(smooth, settings_.computeNormals, velocities); };
+        if (smooth)
+            tbb::parallel_invoke([&] { smoother_.prepare(mesh); }, pass);
+        else
+            pass();
+    }
     if (smooth && nv > 0)
-        smoother_.smooth(mesh, vertexWeight_, settings_.meshSmoothingIterations);
+        smoother_.smoothPrepared(mesh, vertexWeight_, settings_.meshSmoothingIterations);
     if (!velocities || anisotropic)
         return;
     // The distance field has no kernel lists: W = (1 - d^2 / R^2)^3 over the particles within R.
@@ -587,8 +587,13 @@ void SurfaceReconstructor::computeKernels(const AnisotropySettings& a) {
             anisotropic_[k] = lambda_[k] <= settings.lambdaMin ? 1 : 0;
     else
         std::fill(anisotropic_.begin(), anisotropic_.end(), uint8_t(1));
-    kernels_.compute(grid_, xs_, anisotropic_, anisotropic_, a,
-                     [this]() -> CovarianceScratch& { return cornerScratch_.local().covariance; });
+    // With detection, its sorted position arrays (no second copy: 12 MB at 1 M particles).
+    std::array<const float*, 3> arrays{nullptr, nullptr, nullptr};
+    if (settings.detectSurface)
+        arrays = detection_.sortedPositions();
+    kernels_.compute(
+        grid_, xs_, anisotropic_, anisotropic_, a,
+        [this]() -> CovarianceScratch& { return cornerScratch_.local().covariance; }, arrays);
     result_.stats.anisotropicParticles = kernels_.anisotropicCount;
 }
 
@@ -704,8 +709,8 @@ uint64_t SurfaceReconstructor::workspaceBytes() const {
         phiBytes += (c.candidates.x.capacity() + c.candidates.y.capacity() + c.candidates.z.capacity()) *
                         sizeof(float) +
                     c.block.bytes() + c.blockKernels.bytes() + c.groupKernels.bytes() +
-                    (c.rx.capacity() + c.ry.capacity() + c.rz.capacity() + c.vx.capacity() + c.vy.capacity() +
-                     c.vz.capacity()) *
+                    (c.rx.capacity() + c.ry.capacity() + c.rz.capacity() + c.sx.capacity() + c.sy.capacity() +
+                     c.sz.capacity() + c.vx.capacity() + c.vy.capacity() + c.vz.capacity()) *
                         sizeof(float) +
                     (c.slab.capacity() + c.row.capacity() + c.group.capacity() + c.superIds.capacity()) *
                         sizeof(uint32_t);

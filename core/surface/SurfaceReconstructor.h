@@ -102,6 +102,7 @@ private:
         AnisotropicCandidates blockKernels, groupKernels;
         std::vector<uint32_t> slab, row, group; // block kernels near a slab / row / group
         std::vector<float> rx, ry, rz;          // the row's kernel centres
+        std::vector<float> sx, sy, sz;          // the slab's kernel centres
         std::vector<uint32_t> superIds;         // vertexFieldPass: the super-group kernels' particles
         std::vector<float> vx, vy, vz;          // vertexFieldPass: the group kernels' velocities
         CovarianceScratch covariance;           // AnisotropicKernels::compute

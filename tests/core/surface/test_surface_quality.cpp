@@ -338,9 +338,9 @@ private slots:
             if (!aniso[j]) { // an isotropic particle in a cell with an anisotropic one
                 const auto o = size_t(k.slot[j]);
                 QCOMPARE(k.centre(j), xs[j]);
-                QCOMPARE(k.g00[o], k.isoG);
-                QCOMPARE(k.g01[o], 0.0f);
-                QCOMPARE(k.amp[o], k.isoAmp);
+                QCOMPARE(k.shape[o].g00, k.isoG);
+                QCOMPARE(k.shape[o].g01, 0.0f);
+                QCOMPARE(k.shape[o].amp, k.isoAmp);
             }
         }
         QVERIFY(stored > 0 && fromPositions > 0);
@@ -367,9 +367,9 @@ private slots:
                 QCOMPARE(out.y[i], c.y() - origin.y());
                 QCOMPARE(out.z[i], c.z() - origin.z());
                 const int32_t o = k.slot[j];
-                QCOMPARE(out.g00[i], o < 0 ? k.isoG : k.g00[size_t(o)]);
-                QCOMPARE(out.g12[i], o < 0 ? 0.0f : k.g12[size_t(o)]);
-                QCOMPARE(out.amp[i], o < 0 ? k.isoAmp : k.amp[size_t(o)]);
+                QCOMPARE(out.shape[i].g00, o < 0 ? k.isoG : k.shape[size_t(o)].g00);
+                QCOMPARE(out.shape[i].g12, o < 0 ? 0.0f : k.shape[size_t(o)].g12);
+                QCOMPARE(out.shape[i].amp, o < 0 ? k.isoAmp : k.shape[size_t(o)].amp);
             }
             std::sort(got.begin(), got.end());
             QCOMPARE(got, want);
