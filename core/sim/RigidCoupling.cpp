@@ -165,6 +165,17 @@ struct LevelAnnulus {
                 return false;
         return true;
     }
+    /// Fraction of a particle's d0 x d0 column footprint centred at (x, z) that lies in the
+    /// annulus (4 x 4 midpoints): a particle at the edge counts in part, so the count does not
+    /// jump as particles cross it (whole counts made a 0.15 m box's level jitter by ~3 mm at r =
+    /// 12.5 mm).
+    float share(float x, float z, float d0) const {
+        int in = 0;
+        for (int i = 0; i < 4; ++i)
+            for (int k = 0; k < 4; ++k)
+                in += holds(x + (float(i) - 1.5f) * 0.25f * d0, z + (float(k) - 1.5f) * 0.25f * d0);
+        return float(in) / 16.0f;
+    }
     /// Horizontal area, by midpoint cells of edge `cell` (error ~ cell * perimeter).
     double area(float cell) const {
         const int n = int(std::ceil(2.0f * Ro / cell));
@@ -196,13 +207,15 @@ float RigidCoupling::localFluidLevel(int bodyId, const FluidState& fluid, float 
     for (const auto& o : bodies_.bodies())
         if (o->id() != bodyId)
             ring.others.emplace_back(o->position(), o->shape().boundingRadius);
-    size_t count = 0;
+    double count = 0.0;
+    const float reach = ring.Ro + d0;
     for (const Vec3f& x : fluid.positions)
-        count += ring.holds(x.x(), x.z());
+        if (std::abs(x.x() - ring.c.x()) < reach && std::abs(x.z() - ring.c.z()) < reach)
+            count += ring.share(x.x(), x.z(), d0);
     const double area = ring.area(0.125f * d0);
-    if (count == 0 || !(area > 0.0))
+    if (!(count > 0.0) || !(area > 0.0))
         return -std::numeric_limits<float>::infinity();
-    return bodies_.container().min.y() + float(double(count) * double(d0) * double(d0) * double(d0) / area);
+    return bodies_.container().min.y() + float(count * double(d0) * double(d0) * double(d0) / area);
 }
 
 double RigidCoupling::submergedFraction(int bodyId, const FluidState& fluid, float r) const {

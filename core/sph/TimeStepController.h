@@ -3,7 +3,8 @@
 //
 //  - CFL: a particle moves at most cflFactor * d0 per step (docs/ALGORITHMS.md §2.1);
 //  - a force bound dt <= cflFactor sqrt(d0 / |a|) on the acceleration the caller observes (the
-//    fluid's non-pressure acceleration; the rigid bodies' own bound: SimulationBodies::timeStepLimit);
+//    fluid's non-pressure acceleration; with two-way bodies the total, see Pcisph_Solenthaler2009.cpp;
+//    the rigid bodies' own bound: SimulationBodies::accelerationLimit);
 //  - a scale in [0.02, 1] on both that follows the pressure solve: the iteration count (after
 //    Ihmsen et al. 2010, "Boundary handling and adaptive time-stepping for PCISPH"), restarts and
 //    a missed tolerance halve it, cheap steps let it grow back by 5 % per step;
