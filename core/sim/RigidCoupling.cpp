@@ -146,34 +146,76 @@ size_t RigidCoupling::sampleCount() const {
     return bodies_.totalSampleCount();
 }
 
+namespace {
+/// A vertical column over (x, z) in the annulus R <= |(x, z) - c| <= Ro around a body, inside the
+/// container and clear of the other bodies' bounding circles.
+struct LevelAnnulus {
+    Vec3f c;
+    float R, Ro;
+    Aabb container;
+    std::vector<std::pair<Vec3f, float>> others; ///< centre, bounding radius
+
+    bool holds(float x, float z) const {
+        const float d2 = (x - c.x()) * (x - c.x()) + (z - c.z()) * (z - c.z());
+        if (d2 < R * R || d2 > Ro * Ro || x < container.min.x() || x > container.max.x() ||
+            z < container.min.z() || z > container.max.z())
+            return false;
+        for (const auto& [o, Rb] : others)
+            if ((x - o.x()) * (x - o.x()) + (z - o.z()) * (z - o.z()) < Rb * Rb)
+                return false;
+        return true;
+    }
+    /// Fraction of a particle's d0 x d0 column footprint centred at (x, z) that lies in the
+    /// annulus (4 x 4 midpoints): a particle at the edge counts in part, so the count does not
+    /// jump as particles cross it (whole counts made a 0.15 m box's level jitter by ~3 mm at r =
+    /// 12.5 mm).
+    float share(float x, float z, float d0) const {
+        int in = 0;
+        for (int i = 0; i < 4; ++i)
+            for (int k = 0; k < 4; ++k)
+                in += holds(x + (float(i) - 1.5f) * 0.25f * d0, z + (float(k) - 1.5f) * 0.25f * d0);
+        return float(in) / 16.0f;
+    }
+    /// Horizontal area, by midpoint cells of edge `cell` (error ~ cell * perimeter).
+    double area(float cell) const {
+        const int n = int(std::ceil(2.0f * Ro / cell));
+        size_t inside = 0;
+        for (int i = 0; i < n; ++i)
+            for (int k = 0; k < n; ++k)
+                inside += holds(c.x() - Ro + (float(i) + 0.5f) * cell, c.z() - Ro + (float(k) + 0.5f) * cell);
+        return double(inside) * double(cell) * double(cell);
+    }
+};
+} // namespace
+
 float RigidCoupling::localFluidLevel(int bodyId, const FluidState& fluid, float r) const {
     const RigidBody* b = bodies_.body(bodyId);
-    if (!b)
+    if (!b || bodies_.container().empty())
         return -std::numeric_limits<float>::infinity();
+    // The level the fluid's volume fills, not the top particle + r: the particles of the free
+    // surface lack neighbours above, so they pack closer than d0 until their kernel sums reach
+    // rho0, and their tops lie ~r/2 below the fluid's volume (a pool at rest, r = 8.5 mm: 4.6 mm;
+    // bodies floated that much too high against it: -11 % of the draft of a 0.3 rho0 box). By
+    // the vertical momentum balance the pressure at a depth is the weight of the fluid above it,
+    // so this level is the one Archimedes' draft refers to. Each particle holds d0^3 (m = rho0 d0^3).
     const float h = 4.0f * r, d0 = 2.0f * r;
-    const float R = b->shape().boundingRadius;
-    const float inner2 = R * R, outer2 = (R + 3.0f * h) * (R + 3.0f * h);
-    const Vec3f c = b->position();
-    std::unordered_map<int64_t, float> top;
-    for (const Vec3f& x : fluid.positions) {
-        const float dx = x.x() - c.x(), dz = x.z() - c.z();
-        const float d2 = dx * dx + dz * dz;
-        if (d2 < inner2 || d2 > outer2)
-            continue;
-        const int64_t key =
-            (int64_t(std::floor(x.x() / d0)) << 32) ^ int64_t(uint32_t(int32_t(std::floor(x.z() / d0))));
-        auto [it, inserted] = top.try_emplace(key, x.y());
-        if (!inserted)
-            it->second = std::max(it->second, x.y());
-    }
-    if (top.empty())
+    LevelAnnulus ring{b->position(),
+                      b->shape().boundingRadius,
+                      b->shape().boundingRadius + 3.0f * h,
+                      bodies_.container(),
+                      {}};
+    for (const auto& o : bodies_.bodies())
+        if (o->id() != bodyId)
+            ring.others.emplace_back(o->position(), o->shape().boundingRadius);
+    double count = 0.0;
+    const float reach = ring.Ro + d0;
+    for (const Vec3f& x : fluid.positions)
+        if (std::abs(x.x() - ring.c.x()) < reach && std::abs(x.z() - ring.c.z()) < reach)
+            count += ring.share(x.x(), x.z(), d0);
+    const double area = ring.area(0.125f * d0);
+    if (!(count > 0.0) || !(area > 0.0))
         return -std::numeric_limits<float>::infinity();
-    std::vector<float> heights;
-    heights.reserve(top.size());
-    for (const auto& [k, y] : top)
-        heights.push_back(y);
-    std::nth_element(heights.begin(), heights.begin() + heights.size() / 2, heights.end());
-    return heights[heights.size() / 2] + r;
+    return bodies_.container().min.y() + float(count * double(d0) * double(d0) * double(d0) / area);
 }
 
 double RigidCoupling::submergedFraction(int bodyId, const FluidState& fluid, float r) const {

@@ -65,10 +65,12 @@ public:
     /// Fraction of the body's volume below the local free-surface height around it (see
     /// localFluidLevel), in [0, 1].
     double submergedFraction(int bodyId, const FluidState& fluid, float particleRadius) const;
-    /// Local free-surface height around a body: fluid particles whose horizontal distance from
-    /// the body's centre lies within [R, R + 3h] (R = bounding radius, h = 4r) are binned in
-    /// 2r x 2r columns; the level is the median of the columns' top particle heights plus r.
-    /// -infinity when no fluid is near.
+    /// Local free-surface height around a body: the level the fluid's volume fills in the
+    /// columns of the annulus [R, R + 3h] around the body's centre (R = bounding radius, h = 4r)
+    /// that lie in the container and outside the other bodies' bounding circles: container
+    /// floor + count * d0^3 / area, d0^3 being a particle's volume at rest density. Meant for a
+    /// body in a pool (the fluid in those columns reaches the floor). -infinity when no fluid is
+    /// near or without a container.
     float localFluidLevel(int bodyId, const FluidState& fluid, float particleRadius) const;
 
 private:

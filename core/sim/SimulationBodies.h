@@ -66,8 +66,14 @@ public:
     std::vector<uint8_t> fluidInside(std::span<const Vec3f> positions, int onlyBody = -1) const;
 
     /// Largest dt (<= dtMax) with which no body point travels more than cfl * d0, looking ahead
-    /// along kinematic paths (a path that starts moving within the step counts).
+    /// along kinematic paths (a path that starts moving within the step counts), and with which
+    /// no dynamic body's acceleration from the last fluid loads exceeds the force bound
+    /// (accelerationLimit).
     float timeStepLimit(float cflFactor, float dtMax) const;
+    /// The force bound cfl sqrt(d0 / |a|) on every dynamic body's acceleration at its bounding
+    /// radius, |g + F/m| + |I^-1 T| R, with the fluid's force F and torque T of the last step
+    /// (+infinity without dynamic bodies or before the first step).
+    float accelerationLimit(float cflFactor) const;
 
     /// Before the solver step of length dt: boundary objects and poses; pending stir requests.
     void beforeStep(FluidState& fluid, float dt);

@@ -12,8 +12,7 @@ float TimeStepController::next() const {
     // pressure that corrects a residual compression e within one step scales as e d0 / dt^2, so
     // bounding dt by it shrank dt, which raised the pressure, which shrank dt further (measured:
     // tank at r = 6.25 mm, dt 1 ms -> 40 us in 5 steps while the kinetic energy grew 20x).
-    if (maxAccel_ > 0.0f)
-        dt = std::min(dt, bounds_.cflFactor * std::sqrt(bounds_.spacing / maxAccel_));
+    dt = std::min(dt, forceLimit(bounds_.cflFactor, bounds_.spacing, maxAccel_));
     return std::clamp(dt * scale_, bounds_.timeStepMin, bounds_.timeStepMax);
 }
 

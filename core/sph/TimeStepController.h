@@ -3,7 +3,8 @@
 //
 //  - CFL: a particle moves at most cflFactor * d0 per step (docs/ALGORITHMS.md §2.1);
 //  - a force bound dt <= cflFactor sqrt(d0 / |a|) on the acceleration the caller observes (the
-//    non-pressure acceleration; with two-way bodies the total, see Pcisph_Solenthaler2009.cpp);
+//    fluid's non-pressure acceleration; with two-way bodies the total, see Pcisph_Solenthaler2009.cpp;
+//    the rigid bodies' own bound: SimulationBodies::accelerationLimit);
 //  - a scale in [0.02, 1] on both that follows the pressure solve: the iteration count (after
 //    Ihmsen et al. 2010, "Boundary handling and adaptive time-stepping for PCISPH"), restarts and
 //    a missed tolerance halve it, cheap steps let it grow back by 5 % per step;
@@ -13,6 +14,7 @@
 // Pure arithmetic on a few floats: tests/core/sph/test_time_step_controller.cpp.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace octo {
 
@@ -46,6 +48,11 @@ public:
     float maxAccel() const { return maxAccel_; }
     float scale() const { return scale_; }
 
+    /// The force bound cfl sqrt(d0 / |a|): an acceleration a displaces a point by at most cfl^2 d0
+    /// within one step (a / 2 dt^2 <= cfl^2 d0 / 2). +infinity for a = 0.
+    static float forceLimit(float cflFactor, float spacing, float accel) {
+        return accel > 0.0f ? cflFactor * std::sqrt(spacing / accel) : std::numeric_limits<float>::infinity();
+    }
     /// dt the next step will use: the CFL and force bounds times the scale, clamped.
     float next() const;
     /// The step's first attempt: next(), lowered to maxDt if smaller, never below timeStepMin.

@@ -6,8 +6,11 @@
 #include "scene/SceneBodies.h"
 #include "scene/SceneLibrary.h"
 #include "sim/Simulation.h"
+#include "sim/SimulationBodies.h"
+#include "sph/BoundaryModel.h"
 #include "sph/FluidState.h"
 #include "sph/SphSolver.h"
+#include "sph/TimeStepController.h"
 
 #include <QtTest>
 #include <cmath>
@@ -227,6 +230,41 @@ private slots:
         // to Akinci's (Pcisph_Solenthaler2009: the pool at r = 20 mm resettles by a few mm).
         QVERIFY2(peak < 2.0, qPrintable(QString("peak %1 m/s").arg(peak)));
         sim.removeBody(id);
+    }
+
+    void bodyAccelerationBoundsTheStep() {
+        // The force bound on each dynamic body's own acceleration from the last fluid load
+        // (SimulationBodies::accelerationLimit): none before the first step, g for a body the
+        // fluid does not touch, and |g + F/m| under a load F; a kinematic body does not count.
+        const float r = 0.01f, d0 = 2.0f * r, cfl = 0.4f;
+        const Vec3f g(0.0f, -9.81f, 0.0f);
+        BoundaryModel boundary;
+        boundary.setKernel(4.0f * r, 1000.0f);
+        SimulationBodies bodies(boundary);
+        bodies.configure(Aabb(Vec3f::Zero(), Vec3f::Ones()), g, r, 1000.0f);
+        BodyDescription held = box(0.1f, 1.0f, Vec3f(0.7f, 0.5f, 0.5f), "held");
+        held.kinematic.kind = KinematicMotion::Kind::Velocity;
+        bodies.build({box(0.1f, 0.5f, Vec3f(0.3f, 0.5f, 0.5f), "light"), held}, 0.0);
+        QVERIFY(std::isinf(bodies.accelerationLimit(cfl)));
+        QCOMPARE(bodies.timeStepLimit(cfl, 1.0f), 1.0f); // at rest, no load yet: no bound
+        bodies.afterStep(1e-4f);                         // no fluid force: free fall
+        const float freeFall = TimeStepController::forceLimit(cfl, d0, 9.81f);
+        QVERIFY2(std::abs(bodies.accelerationLimit(cfl) / freeFall - 1.0f) < 1e-3f,
+                 qPrintable(QString::number(bodies.accelerationLimit(cfl))));
+        QVERIFY(bodies.timeStepLimit(cfl, 1.0f) <= freeFall * 1.001f);
+        // An upward load of 11 m g spread over the light box's samples: |a| = 10 g.
+        // An upward load of 11 m g on the light box (the kinematic box's share is ignored): |a| = 10 g.
+        const RigidBody& light = *bodies.system().bodies().front();
+        const auto [first, count] = boundary.objectRange(bodies.coupling().objectOf(light.id()));
+        boundary.update();
+        boundary.clearForces();
+        const Vec3f perSample = (-11.0f * light.mass() / float(count)) * g;
+        for (uint32_t k = 0; k < boundary.positions().size(); ++k)
+            boundary.addForceSorted(k, perSample);
+        bodies.afterStep(1e-4f);
+        const float loaded = TimeStepController::forceLimit(cfl, d0, 10.0f * 9.81f);
+        QVERIFY2(std::abs(bodies.accelerationLimit(cfl) / loaded - 1.0f) < 1e-2f,
+                 qPrintable(QString("%1 vs %2").arg(bodies.accelerationLimit(cfl)).arg(loaded)));
     }
 
     void badBodyInSceneIsReported() {

@@ -41,6 +41,18 @@ private slots:
         QVERIFY(near(c.next(), 0.008));
     }
 
+    void forceLimitIsTheBoundOfNext() {
+        // The bound the rigid bodies share (SimulationBodies::accelerationLimit): 10 g displaces a
+        // point by cfl^2 d0 = 3.2 mm in 5.71 ms; no acceleration, no bound.
+        const float dt = TimeStepController::forceLimit(0.4f, 0.02f, 98.1f);
+        QVERIFY2(near(dt, 0.4 * std::sqrt(0.02 / 98.1)), qPrintable(QString::number(dt)));
+        QVERIFY(near(0.5 * 98.1 * double(dt) * dt, 0.4 * 0.4 * 0.02 / 2.0));
+        QVERIFY(std::isinf(TimeStepController::forceLimit(0.4f, 0.02f, 0.0f)));
+        TimeStepController c = controller();
+        c.observe(0.0f, 98.1f);
+        QCOMPARE(c.next(), dt);
+    }
+
     void clampsToTheBounds() {
         TimeStepController c = controller(1e-4f, 5e-3f);
         c.observe(0.0f, 0.0f); // no bound at all: timeStepMax
