@@ -173,6 +173,12 @@ private:
     std::ofstream out_;
 };
 
+std::string shortNumber(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
 std::string secondsSince(std::chrono::steady_clock::time_point t0) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     char buf[32];
@@ -229,8 +235,8 @@ int validate(const ValidateOptions& o) {
     const std::vector<GaugeLocation> gauges = readHeightGauges((dir / "kleefsman_probes.csv").string());
     const GaugeSeries experiment = readGaugeCsv((dir / "kleefsman_heights_0p01s.csv").string());
     if (o.seconds > experiment.times.back())
-        throw UsageError("--seconds " + std::to_string(o.seconds) + ": the experiment ends at " +
-                         std::to_string(experiment.times.back()) + " s");
+        throw UsageError("--seconds " + shortNumber(o.seconds) + ": the experiment ends at " +
+                         shortNumber(experiment.times.back()) + " s");
     const double fps = o.fps > 0.0 ? o.fps : scene.fps;
     GaugeLog log(gauges, experiment, o.csv);
     if (o.fromPly.empty())
