@@ -130,12 +130,14 @@ public:
             throw std::runtime_error("--csv: write failed (disk full?)");
     }
 
-    void printSummary(double seconds) const {
+    /// `frames`: the frames asked for (samples at t = 0 and after each frame).
+    void printSummary(long long frames) const {
         const double reached = series_[0].times.empty() ? 0.0 : series_[0].times.back();
         std::printf("\nRMS of the water height against Kleefsman et al. 2005 over 0 <= t <= %.3f s (%zu "
                     "samples per gauge)%s; arrival = first time at >= %.2f m\n",
                     reached, series_[0].times.size(),
-                    reached + 1e-6 < seconds ? ", stopped before --seconds" : "", kArrivalLevel);
+                    (long long)series_[0].times.size() < frames + 1 ? ", stopped before --seconds" : "",
+                    kArrivalLevel);
         std::printf("%-8s", "gauge");
         for (const GaugeLocation& g : gauges_)
             std::printf(" %8s", g.name.c_str());
@@ -144,7 +146,7 @@ public:
             std::printf(" %5s", g.name.c_str());
         std::printf("\n");
         for (int m = 0; m < kMethodCount; ++m) {
-            const GaugeComparison c = compareGauges(series_[m], experiment_, 0.0, seconds + 1e-9);
+            const GaugeComparison c = compareGauges(series_[m], experiment_, 0.0, reached);
             std::printf("%-8s", kMethodNames[m]);
             for (const GaugeError& e : c.gauges)
                 std::printf(" %8.4f", e.rms);
@@ -157,7 +159,7 @@ public:
         for (size_t g = 0; g < gauges_.size(); ++g)
             std::printf(" %5.2f", experiment_.firstTimeAtOrAbove(experiment_.gaugeIndex(gauges_[g].name),
                                                                  kArrivalLevel));
-        const double fill = compareGauges(series_[0], experiment_, 0.0, seconds + 1e-9).pooledRms;
+        const double fill = compareGauges(series_[0], experiment_, 0.0, reached).pooledRms;
         std::printf("\nissue 26's goal, pooled RMS (fill) <= %.2f m at the reference resolution: %s\n",
                     kGoalPooledRms, fill <= kGoalPooledRms ? "met" : "not met");
     }
@@ -172,6 +174,11 @@ private:
     GaugeSeries series_[kMethodCount];
     std::ofstream out_;
 };
+
+/// Frames of 1/fps that reach `seconds` (a frame's worth of rounding is not another frame).
+long long frameCount(double seconds, double fps) {
+    return (long long)std::ceil(seconds * fps - 1e-6);
+}
 
 std::string shortNumber(double v) {
     char buf[32];
@@ -199,7 +206,7 @@ void simulate(const ValidateOptions& o, SceneDescription scene, double fps,
                 o.seconds);
     const auto t0 = std::chrono::steady_clock::now();
     log.add(readGauges(sim.solver().state().positions, r, floorY, gauges, sim.time()), "");
-    while (sim.time() < o.seconds - 1e-9) {
+    for (long long k = 1; k <= frameCount(o.seconds, fps); ++k) {
         sim.advanceFrame(1.0 / fps);
         if (sim.nonFiniteCount() > 0)
             throw std::runtime_error("non-finite particles at t = " + std::to_string(sim.time()) + " s");
@@ -214,7 +221,7 @@ void readFrames(const ValidateOptions& o, const SceneDescription& scene, double 
                 const std::vector<GaugeLocation>& gauges, GaugeLog& log) {
     const float r = o.radius > 0.0 ? float(o.radius) : scene.particleRadius;
     std::printf("spheric2: frames of %s, r = %g m, %g fps, %g s\n", o.fromPly.c_str(), r, fps, o.seconds);
-    for (long long k = 0; double(k) / fps <= o.seconds + 1e-9; ++k) {
+    for (long long k = 0; k <= frameCount(o.seconds, fps); ++k) {
         char name[32];
         std::snprintf(name, sizeof name, "frame_%05lld.ply", k);
         const fs::path path = fs::path(o.fromPly) / name;
@@ -243,7 +250,7 @@ int validate(const ValidateOptions& o) {
         simulate(o, scene, fps, gauges, log);
     else
         readFrames(o, scene, fps, gauges, log);
-    log.printSummary(o.seconds);
+    log.printSummary(frameCount(o.seconds, fps));
     return 0;
 }
 
