@@ -4,6 +4,7 @@
 // and prints each gauge's RMS against the experiment and the RMS pooled over all four.
 #include "ArgParser.h"
 #include "Command.h"
+#include "OutputSafety.h"
 
 #include "common/DataDirectory.h"
 #include "common/Parameters.h"
@@ -238,9 +239,15 @@ void readFrames(const ValidateOptions& o, const SceneDescription& scene, double 
 
 int validate(const ValidateOptions& o) {
     const fs::path dir = fs::path(dataDirectory()) / "validation";
-    const SceneDescription scene = loadSceneFile((dir / "spheric-test2.json").string());
-    const std::vector<GaugeLocation> gauges = readHeightGauges((dir / "kleefsman_probes.csv").string());
-    const GaugeSeries experiment = readGaugeCsv((dir / "kleefsman_heights_0p01s.csv").string());
+    const std::vector<RolePath> inputs{
+        {"scene file", (dir / "spheric-test2.json").string()},
+        {"probe table", (dir / "kleefsman_probes.csv").string()},
+        {"experiment's heights", (dir / "kleefsman_heights_0p01s.csv").string()}};
+    if (!o.csv.empty())
+        checkOutputsDistinct(inputs, {{"--csv", o.csv}});
+    const SceneDescription scene = loadSceneFile(inputs[0].path);
+    const std::vector<GaugeLocation> gauges = readHeightGauges(inputs[1].path);
+    const GaugeSeries experiment = readGaugeCsv(inputs[2].path);
     if (o.seconds > experiment.times.back())
         throw UsageError("--seconds " + shortNumber(o.seconds) + ": the experiment ends at " +
                          shortNumber(experiment.times.back()) + " s");

@@ -59,13 +59,23 @@ private slots:
         QVERIFY(lines[0].startsWith("t_s,H1_fill_m,"));
     }
 
-    void refusesUnknownCasesAndTimesPastTheData() {
+    void refusesUnknownCasesTimesPastTheDataAndOverwritingTheData() {
         Result r = run({"validate", "spheric9"});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("unknown case 'spheric9'"), qPrintable(r.err));
         r = run({"validate", "spheric2", "--seconds", "9"});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("the experiment ends at 7.38 s"), qPrintable(r.err));
+        const QString data =
+            QFileInfo(octo::test::cliPath()).dir().filePath("../share/octofluid/validation/");
+        QFile probes(data + "kleefsman_probes.csv");
+        QVERIFY(probes.open(QIODevice::ReadOnly));
+        const QByteArray before = probes.readAll();
+        r = run({"validate", "spheric2", "--csv", data + "kleefsman_probes.csv"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("refusing to overwrite"), qPrintable(r.err));
+        probes.seek(0);
+        QCOMPARE(probes.readAll(), before);
     }
 };
 
