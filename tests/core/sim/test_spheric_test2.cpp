@@ -16,8 +16,9 @@
 // of 0.5 m), and a front run by a different physics misses it (Ritter's inviscid dam-break front,
 // 2 sqrt(g H) = 4.6 m/s, arrives at H3 at 0.11 s: speed ratio 2.4). (2) Pooled RMS below a third of the
 // nothing-moves prediction's (0.055 m): the simulated gauges must account for two thirds of the change the
-// experiment saw. Variants measured at this resolution: wall friction 0 0.025 m (its fronts 0.98-1.0),
-// wall friction 1 0.088 m (fails).
+// experiment saw. Variants measured at this resolution (RMS; front speed ratios at H3, H2): wall
+// friction 0 0.025 m (1.00, 0.98); DFSPH 0.046 m (0.96, 0.95); wall friction 1 0.088 m (0.87, 0.82):
+// its fronts pass (1), its RMS fails (2).
 #include "common/DataDirectory.h"
 #include "scene/Scene.h"
 #include "sim/HeightGauge.h"
