@@ -97,7 +97,9 @@ private slots:
         const std::string data = std::string(OCTO_TEST_DATA_DIR) + "/validation/";
         const std::vector<GaugeLocation> gauges = readHeightGauges(data + "kleefsman_probes.csv");
         const GaugeSeries experiment = readGaugeCsv(data + "kleefsman_heights_0p01s.csv");
-        SceneDescription scene = loadSceneFile(dataDirectory() + "/validation/spheric-test2.json");
+        const std::string path = dataDirectory() + "/validation/spheric-test2.json"; // staged by CMake
+        QVERIFY2(QFile::exists(QString::fromStdString(path)), path.c_str());
+        SceneDescription scene = loadSceneFile(path);
         const float r = 0.025f;
         scene.particleRadius = r;
         const float gate = scene.fluidBoxes.at(0).box.max.x();
