@@ -20,7 +20,7 @@ struct SphConfig {
     float particleRadius = 0.01f;          // m; d0 = 2r, h = 4r
     float restDensity = 1000.0f;           // kg/m^3
     float densityErrorTolerance = 0.01f;   // max_i (rho_i - rho0) / rho0, both solvers
-    float divergenceErrorTolerance = 0.4f; // DFSPH: mean |D rho / Dt| / rho0 in 1/s (SPlisHSPlasH: 0.1 % per step)
+    float divergenceErrorTolerance = 0.4f; // DFSPH: mean |D rho / Dt| / rho0 in 1/s
     int minIterations = 3;                 // PCISPH only (DFSPH keeps its paper's minima)
     int maxIterations = 50;
     float timeStepMin = 1e-5f, timeStepMax = 5e-3f; // s
