@@ -24,6 +24,28 @@ using I8 = int32_t __attribute__((vector_size(32)));
 using F4 = float __attribute__((vector_size(16)));
 static_assert(AnisotropicCandidates::kLanes == 8);
 
+#if defined(__x86_64__) || defined(__i386__)
+/// 8 x 8 transpose in registers: on return r[c] holds what was column c of the rows r[0..7].
+[[gnu::target("avx2")]] inline void transpose8x8(__m256 r[8]) {
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+    r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+    r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+    r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+    r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+#endif
+
 inline void load8(F8& v, const float* p) {
     std::memcpy(&v, p, sizeof v);
 }
@@ -373,27 +395,13 @@ void interleaveBaseline(const float* const* rows, size_t n, float* out) {
 }
 #if defined(__x86_64__) || defined(__i386__)
 [[gnu::target("avx2")]] void interleaveAvx2(const float* const* rows, size_t n, float* out) {
-    for (size_t i = 0; i < n; i += 8) { // an 8 x 8 transpose
+    for (size_t i = 0; i < n; i += 8) {
         __m256 r[8];
         for (size_t l = 0; l < 8; ++l)
             r[l] = _mm256_loadu_ps(rows[l] + i);
-        const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-        const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-        const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-        const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-        const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-        const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-        const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-        const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-        float* o = out + 8 * i;
-        _mm256_storeu_ps(o, _mm256_permute2f128_ps(u0, u4, 0x20));
-        _mm256_storeu_ps(o + 8, _mm256_permute2f128_ps(u1, u5, 0x20));
-        _mm256_storeu_ps(o + 16, _mm256_permute2f128_ps(u2, u6, 0x20));
-        _mm256_storeu_ps(o + 24, _mm256_permute2f128_ps(u3, u7, 0x20));
-        _mm256_storeu_ps(o + 32, _mm256_permute2f128_ps(u0, u4, 0x31));
-        _mm256_storeu_ps(o + 40, _mm256_permute2f128_ps(u1, u5, 0x31));
-        _mm256_storeu_ps(o + 48, _mm256_permute2f128_ps(u2, u6, 0x31));
-        _mm256_storeu_ps(o + 56, _mm256_permute2f128_ps(u3, u7, 0x31));
+        transpose8x8(r);
+        for (size_t l = 0; l < 8; ++l)
+            _mm256_storeu_ps(out + 8 * i + 8 * l, r[l]);
     }
 }
 #endif
@@ -990,25 +998,12 @@ void transposeShapesBaseline(const KernelShape* src, const uint32_t* pick, size_
 [[gnu::target("avx2")]] void transposeShapesAvx2(const KernelShape* src, const uint32_t* pick, size_t n,
                                                  float* const* out) {
     for (size_t k = 0; k < n; k += 8) {
-        __m256 r[8];
+        __m256 r[8]; // rows are kernels, columns the shape's values (the eighth is padding)
         for (size_t i = 0; i < 8; ++i)
             r[i] = k + i < n ? _mm256_load_ps(&src[pick[k + i]].g00) : _mm256_setzero_ps();
-        // 8 x 8 transpose: rows are kernels, columns the shape's values.
-        const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-        const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-        const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-        const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-        const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-        const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-        const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-        const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-        _mm256_storeu_ps(out[0] + k, _mm256_permute2f128_ps(u0, u4, 0x20));
-        _mm256_storeu_ps(out[1] + k, _mm256_permute2f128_ps(u1, u5, 0x20));
-        _mm256_storeu_ps(out[2] + k, _mm256_permute2f128_ps(u2, u6, 0x20));
-        _mm256_storeu_ps(out[3] + k, _mm256_permute2f128_ps(u3, u7, 0x20));
-        _mm256_storeu_ps(out[4] + k, _mm256_permute2f128_ps(u0, u4, 0x31));
-        _mm256_storeu_ps(out[5] + k, _mm256_permute2f128_ps(u1, u5, 0x31));
-        _mm256_storeu_ps(out[6] + k, _mm256_permute2f128_ps(u2, u6, 0x31));
+        transpose8x8(r);
+        for (size_t c = 0; c < 7; ++c)
+            _mm256_storeu_ps(out[c] + k, r[c]);
     }
 }
 #endif
