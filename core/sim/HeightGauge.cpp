@@ -102,11 +102,19 @@ double parseNumber(const std::string& text, const std::string& where) {
     return v;
 }
 
-std::ifstream openCsv(const std::string& path) {
+/// Calls row(cells, "path:line") for every line of the CSV file that is neither empty nor a comment.
+template <class Row> void forEachCsvRow(const std::string& path, Row&& row) {
     std::ifstream in(path);
     if (!in)
         throw std::runtime_error("cannot read '" + path + "'");
-    return in;
+    std::string line;
+    int lineNo = 0;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (line.empty() || line[0] == '#')
+            continue;
+        row(splitCsv(line), path + ":" + std::to_string(lineNo));
+    }
 }
 
 } // namespace
@@ -121,28 +129,20 @@ float gaugeHeight(const std::vector<Vec3f>& positions, float particleRadius, flo
 }
 
 std::vector<GaugeLocation> readHeightGauges(const std::string& probesCsv) {
-    std::ifstream in = openCsv(probesCsv);
     std::vector<GaugeLocation> out;
-    std::string line;
-    int lineNo = 0;
     bool header = true;
-    while (std::getline(in, line)) {
-        ++lineNo;
-        if (line.empty() || line[0] == '#')
-            continue;
-        const std::vector<std::string> c = splitCsv(line);
-        const std::string where = probesCsv + ":" + std::to_string(lineNo);
+    forEachCsvRow(probesCsv, [&](const std::vector<std::string>& c, const std::string& where) {
         if (header) {
             if (c.size() < 5 || c[0] != "name" || c[1] != "kind" || c[3] != "x_flow" || c[4] != "w")
                 throw std::runtime_error(where + ": expected the header name,kind,x_spheric,x_flow,w,z");
             header = false;
-            continue;
+            return;
         }
         if (c.size() < 5)
             throw std::runtime_error(where + ": expected name,kind,x_spheric,x_flow,w,z");
         if (c[1] == "height")
             out.push_back({c[0], float(parseNumber(c[3], where)), float(parseNumber(c[4], where))});
-    }
+    });
     if (out.empty())
         throw std::runtime_error(probesCsv + ": no height gauges");
     return out;
@@ -174,16 +174,8 @@ size_t GaugeSeries::gaugeIndex(const std::string& name) const {
 }
 
 GaugeSeries readGaugeCsv(const std::string& path) {
-    std::ifstream in = openCsv(path);
     GaugeSeries s;
-    std::string line;
-    int lineNo = 0;
-    while (std::getline(in, line)) {
-        ++lineNo;
-        if (line.empty() || line[0] == '#')
-            continue;
-        const std::vector<std::string> c = splitCsv(line);
-        const std::string where = path + ":" + std::to_string(lineNo);
+    forEachCsvRow(path, [&](const std::vector<std::string>& c, const std::string& where) {
         if (s.names.empty()) {
             if (c.size() < 2)
                 throw std::runtime_error(where + ": expected a header t_s,<gauge>,...");
@@ -194,7 +186,7 @@ GaugeSeries readGaugeCsv(const std::string& path) {
                 s.names.push_back(n);
             }
             s.heights.resize(s.names.size());
-            continue;
+            return;
         }
         if (c.size() != s.names.size() + 1)
             throw std::runtime_error(where + ": expected " + std::to_string(s.names.size() + 1) + " columns");
@@ -204,7 +196,7 @@ GaugeSeries readGaugeCsv(const std::string& path) {
         s.times.push_back(t);
         for (size_t g = 0; g < s.names.size(); ++g)
             s.heights[g].push_back(parseNumber(c[g + 1], where));
-    }
+    });
     if (s.times.empty())
         throw std::runtime_error(path + ": no samples");
     return s;
