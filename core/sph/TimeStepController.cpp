@@ -33,11 +33,4 @@ void TimeStepController::adaptToIterations(int iterations, int minIterations, bo
         growScale();
 }
 
-void TimeStepController::adaptToOutcome(bool restartedOrMissed) {
-    if (restartedOrMissed)
-        halveScale();
-    else
-        growScale();
-}
-
 } // namespace octo

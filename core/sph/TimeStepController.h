@@ -62,13 +62,11 @@ public:
     float quartered(float dt) const { return std::max(bounds_.timeStepMin, 0.25f * dt); }
     bool atMinimum(float dt) const { return dt <= bounds_.timeStepMin; }
 
-    /// After a PCISPH step: a restart or a missed tolerance halves the scale; a step that needed
-    /// more than minIterations + 4 iterations shrinks it by 5 %, one with at most minIterations + 2
-    /// lets it grow by 5 % (Ihmsen et al. 2010; why at most 5 %: see the .cpp).
+    /// After a step (PCISPH: its iterations; DFSPH: its density sweeps): a restart or a missed
+    /// tolerance halves the scale; a step that needed more than minIterations + 4 iterations shrinks
+    /// it by 5 %, one with at most minIterations + 2 lets it grow by 5 % (Ihmsen et al. 2010; why at
+    /// most 5 %: see the .cpp).
     void adaptToIterations(int iterations, int minIterations, bool restartedOrMissed);
-    /// After a DFSPH step: a restart or a missed tolerance halves the scale, any other step lets it
-    /// grow by 5 %.
-    void adaptToOutcome(bool restartedOrMissed);
 
 private:
     void halveScale() { scale_ = std::max(kMinScale, 0.5f * scale_); }

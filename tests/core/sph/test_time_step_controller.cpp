@@ -109,9 +109,9 @@ private slots:
         c.adaptToIterations(3, 3, true); // few iterations, but restarted: halved all the same
         QVERIFY(near(c.scale(), 0.5));
         QVERIFY(near(c.next(), 0.002));
-        c.adaptToOutcome(true); // DFSPH's rule
+        c.adaptToIterations(2, 2, true); // DFSPH's sweeps (minimum 2), restarted
         QVERIFY(near(c.scale(), 0.25));
-        c.adaptToOutcome(false);
+        c.adaptToIterations(2, 2, false);
         QVERIFY(near(c.scale(), 0.25 * 1.05));
         // The scale has a floor: 2 %.
         for (int s = 0; s < 20; ++s)
