@@ -47,8 +47,9 @@ ParameterInfo choice(std::string name, std::string group, std::string label, std
     return p;
 }
 
-// OCTO_PRESSURE_SOLVER=dfsph makes DFSPH the default pressure solver (CTest runs the physics tests
-// once with each solver this way; a scene file or --set still chooses).
+// OCTO_PRESSURE_SOLVER=dfsph makes DFSPH the default pressure solver, so the physics tests can be run
+// with DFSPH by hand (`OCTO_PRESSURE_SOLVER=dfsph ctest ...`; CTest itself runs them with PCISPH); a
+// scene file or --set still chooses.
 int defaultPressureSolver() {
     const char* env = std::getenv("OCTO_PRESSURE_SOLVER");
     if (!env || !*env || std::string(env) == "pcisph")
