@@ -86,7 +86,9 @@ std::vector<uint8_t> SimulationBodies::fluidInside(std::span<const Vec3f> x, int
     // lies inside the mesh or closer than r to it, by the exact distance to the mesh (the
     // distance to the samples, spaced d0, kept particles 0.41-1 r from a face between them).
     // What stays lies r to r + d0 from a face: a void under one layer, which gravity closes.
-    const float contact = r_;
+    // A layer exactly at the contact stays: a face on the lattice (a box placed at a multiple of
+    // d0 from a wall) puts one there, and float rounding must not decide whether it is culled.
+    const float contact = (1.0f - 1e-3f) * r_;
     std::vector<const RigidBody*> bodies;
     for (const auto& b : system_.bodies())
         if (onlyBody < 0 || b->id() == onlyBody)
