@@ -251,30 +251,31 @@ private slots:
     }
 
     void bodyAtItsDraftStartsCalm() {
-        // Two boxes of 0.5 rho0 placed at Archimedes' draft in a pool at rest, one upright, one
-        // tilted by 3 degrees (its faces cut the fluid lattice at every distance), at
-        // dam-break-bodies' radius r = 8.5 mm. The draft is measured from the level the pool's
+        // Bodies of 0.5 rho0 placed at Archimedes' draft in a pool at rest: a box upright, a box
+        // tilted by 3 degrees and a sphere (their faces cut the fluid lattice at every distance),
+        // at dam-break-bodies' radius r = 8.5 mm. The draft is measured from the level the pool's
         // fluid fills once the bodies have displaced it, (N (2r)^3 + V_submerged) / area: whole
-        // layers (SceneDescription::filledBox, 0.2421 m for the 0.25 m asked here) less the fluid
+        // layers (SceneDescription::filledBox, 0.2417 m for the 0.25 m asked here) less the fluid
         // culled within r of the faces (SimulationBodies::fluidInside).
         // Bounds over the first 0.3 s, from what the cull leaves: no fluid is closer than the rest
         // contact r to a face, so nothing starts compressed; the first layer outside a face lies
         // within one spacing of that contact, a void < d0 that gravity closes. A body falling
         // freely across it reaches sqrt(2 g d0) = 0.58 m/s; fluid driven into it by the
-        // hydrostatic head at the body's lowest point D reaches at most sqrt(2 g D) (Torricelli),
-        // 1.20 m/s at the tilted box's 73.6 mm. Fluid left 0.41-1 r from the faces (the cull
-        // by distance to the samples) started compressed by 3-19 % and reached 1.5 m/s.
-        const float r = 0.0085f, d0 = 2.0f * r, edge = 0.14f, tilt = 3.0f * float(M_PI) / 180.0f;
-        const double area = 0.7 * 0.35;
-        auto sceneAt = [&](float level) {
-            const float y = level; // a 0.5 rho0 box floats with its centre at the level
+        // hydrostatic head at the deepest body point D = 75 mm (the sphere's) reaches at most
+        // sqrt(2 g D) = 1.21 m/s (Torricelli).
+        const float r = 0.0085f, d0 = 2.0f * r, edge = 0.14f, radius = 0.075f;
+        const double area = 0.9 * 0.35;
+        const double submerged =
+            0.5 * (2.0 * std::pow(double(edge), 3.0) + 4.0 / 3.0 * M_PI * std::pow(double(radius), 3.0));
+        auto sceneAt = [&](float level) { // a 0.5 rho0 body floats with its centre at the level
             return parseSceneJson(QString(R"({"name": "draft", "particleRadius": 0.0085,
-              "container": {"min": [0,0,0], "max": [0.7,0.5,0.35]},
-              "fluidBoxes": [{"min": [0,0,0], "max": [0.7,0.25,0.35]}],
-              "bodies": [{"name": "upright", "shape": "box", "size": 0.14, "relativeDensity": 0.5, "position": [0.18, %1, 0.175]},
-                         {"name": "tilted", "shape": "box", "size": 0.14, "relativeDensity": 0.5, "position": [0.52, %1, 0.175],
-                          "orientation": {"axis": [0, 0, 1], "angle": 3}}]})")
-                                      .arg(double(y), 0, 'f', 6)
+              "container": {"min": [0,0,0], "max": [0.9,0.5,0.35]},
+              "fluidBoxes": [{"min": [0,0,0], "max": [0.9,0.25,0.35]}],
+              "bodies": [{"name": "upright", "shape": "box", "size": 0.14, "relativeDensity": 0.5, "position": [0.16, %1, 0.175]},
+                         {"name": "tilted", "shape": "box", "size": 0.14, "relativeDensity": 0.5, "position": [0.45, %1, 0.175],
+                          "orientation": {"axis": [0, 0, 1], "angle": 3}},
+                         {"name": "sphere", "shape": "sphere", "radius": 0.075, "relativeDensity": 0.5, "position": [0.74, %1, 0.175]}]})")
+                                      .arg(double(level), 0, 'f', 6)
                                       .toStdString(),
                                   "draft.json");
         };
@@ -282,9 +283,8 @@ private slots:
         float level = filled;
         for (int pass = 0; pass < 2; ++pass) { // the culled count depends a little on the placement
             Simulation probe(sceneAt(level), kNoSurface);
-            level = float((double(probe.fluidParticleCount()) * std::pow(double(d0), 3.0) +
-                           2.0 * 0.5 * std::pow(double(edge), 3.0)) /
-                          area);
+            level =
+                float((double(probe.fluidParticleCount()) * std::pow(double(d0), 3.0) + submerged) / area);
         }
         Simulation sim(sceneAt(level), kNoSurface);
         std::vector<float> y0, lowest, fastest;
@@ -305,9 +305,7 @@ private slots:
             }
         }
         QCOMPARE(sim.nonFiniteCount(), size_t(0));
-        const float lowestPoint = 0.5f * edge * (std::cos(tilt) + std::sin(tilt)); // below the centre
-        const float torricelli = std::sqrt(2.0f * 9.81f * lowestPoint),
-                    freeFall = std::sqrt(2.0f * 9.81f * d0);
+        const float torricelli = std::sqrt(2.0f * 9.81f * radius), freeFall = std::sqrt(2.0f * 9.81f * d0);
         qInfo("fill %.4f m, volume level with the bodies %.4f m; fluid peak %.3f m/s (bound %.2f)", filled,
               level, fluidPeak, torricelli);
         for (size_t i = 0; i < y0.size(); ++i)
