@@ -127,6 +127,10 @@ public:
     Aabb worldBounds() const;
     /// Point-in-mesh test in world space.
     bool containsWorldPoint(const Vec3f& p) const { return shape_->bvh.contains(toBody(p)); }
+    /// Distance from a world point to the mesh surface, exact below `limit` (else `limit`).
+    float surfaceDistance(const Vec3f& p, float limit) const {
+        return shape_->bvh.distance(toBody(p), limit);
+    }
     /// Exact volume (m³) of the body below the horizontal plane y = height (the mesh clipped by
     /// the plane; the cap adds nothing because the tetrahedra are taken from a point on it).
     double volumeBelow(float height) const;

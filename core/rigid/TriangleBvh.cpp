@@ -211,6 +211,66 @@ bool TriangleBvh::contains(const Vec3f& p) const {
     return inside >= 2;
 }
 
+namespace {
+/// Squared distance from p to the triangle (a, a + e1, a + e2): the closest point by the Voronoi
+/// regions of its vertices, edges and face (Ericson 2005, "Real-Time Collision Detection", 5.1.5).
+float squaredDistanceToTriangle(const Vec3f& p, const Vec3f& a, const Vec3f& e1, const Vec3f& e2) {
+    const Vec3f ap = p - a;
+    const float d1 = e1.dot(ap), d2 = e2.dot(ap);
+    if (d1 <= 0.0f && d2 <= 0.0f)
+        return ap.squaredNorm(); // vertex a
+    const Vec3f bp = ap - e1;
+    const float d3 = e1.dot(bp), d4 = e2.dot(bp);
+    if (d3 >= 0.0f && d4 <= d3)
+        return bp.squaredNorm(); // vertex b
+    const float vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f)
+        return (ap - (d1 / (d1 - d3)) * e1).squaredNorm(); // edge ab
+    const Vec3f cp = ap - e2;
+    const float d5 = e1.dot(cp), d6 = e2.dot(cp);
+    if (d6 >= 0.0f && d5 <= d6)
+        return cp.squaredNorm(); // vertex c
+    const float vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f)
+        return (ap - (d2 / (d2 - d6)) * e2).squaredNorm(); // edge ac
+    const float va = d3 * d6 - d5 * d4;
+    if (va <= 0.0f && (d4 - d3) >= 0.0f && (d5 - d6) >= 0.0f) {
+        const float w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        return (bp - w * (e2 - e1)).squaredNorm(); // edge bc
+    }
+    const float denom = 1.0f / (va + vb + vc);
+    return (ap - (vb * denom) * e1 - (vc * denom) * e2).squaredNorm(); // face
+}
+
+float squaredDistanceToBox(const Aabb& b, const Vec3f& p) {
+    return (p - p.cwiseMax(b.min).cwiseMin(b.max)).squaredNorm();
+}
+} // namespace
+
+float TriangleBvh::distance(const Vec3f& p, float limit) const {
+    float best = limit * limit;
+    if (nodes_.empty() || squaredDistanceToBox(nodes_[0].box, p) >= best)
+        return limit;
+    uint32_t stack[64];
+    int top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const Node& node = nodes_[stack[--top]];
+        if (squaredDistanceToBox(node.box, p) >= best)
+            continue;
+        if (node.count > 0) {
+            for (uint32_t k = node.first; k < node.first + node.count; ++k) {
+                const uint32_t t = order_[k];
+                best = std::min(best, squaredDistanceToTriangle(p, a_[t], e1_[t], e2_[t]));
+            }
+        } else if (top + 2 <= 64) {
+            stack[top++] = node.first + 1;
+            stack[top++] = node.first;
+        }
+    }
+    return best < limit * limit ? std::sqrt(best) : limit;
+}
+
 std::vector<Vec3f> sampleInterior(const TriangleMesh& mesh, float spacing) {
     if (!(spacing > 0.0f))
         throw std::invalid_argument("sampleInterior: spacing must be positive");

@@ -29,6 +29,9 @@ public:
     int countCrossings(const Vec3f& origin, const Vec3f& dir) const;
     /// True when p is inside the closed mesh (ray parity, majority of three rays).
     bool contains(const Vec3f& p) const;
+    /// Exact distance from p to the nearest point of the surface when it is below `limit`,
+    /// else `limit` (the traversal skips boxes farther than the best distance so far).
+    float distance(const Vec3f& p, float limit = std::numeric_limits<float>::max()) const;
 
     /// Two triangles of `mesh` (the mesh this BVH was built over) that cross: an edge of one
     /// passes through the other away from their shared vertices, so the surface intersects itself

@@ -120,6 +120,21 @@ BoxLattice boxLattice(const Aabb& box, const Aabb& container, const Vec3f& gravi
     return L;
 }
 
+// Whole layers end within a layer of the box's max face. A box flush with the container's max
+// wall only (not its min wall) is laid from that wall, half a spacing inside it like the wall shells,
+// so that the fluid touches the wall it was drawn against (from min, a box 0.2 m wide at r = 8.5 mm
+// left its last layer 21.5 mm from the wall, 13 mm beyond the contact); the remainder goes to the open side.
+BoxLattice anchoredBoxLattice(const Aabb& box, const Aabb& container, const Vec3f& gravity, float r) {
+    BoxLattice L = boxLattice(box, container, gravity, r);
+    for (int a = 0; a < 3; ++a) {
+        const float tol = 1e-4f * container.extent()[a];
+        const bool atMin = box.min[a] <= container.min[a] + tol, atMax = box.max[a] >= container.max[a] - tol;
+        if (atMax && !atMin && L.count[a] > 0)
+            L.first[a] = container.max[a] - (float(L.count[a]) - 0.5f) * L.spacing[a];
+    }
+    return L;
+}
+
 } // namespace
 
 double SceneDescription::fluidVolume() const {
@@ -148,7 +163,7 @@ void SceneDescription::sampleFluid(float r, std::vector<Vec3f>& positions,
     velocities.clear();
     const float d0 = 2.0f * r;
     for (const FluidBox& b : fluidBoxes) {
-        const BoxLattice L = boxLattice(b.box, container, gravity, r);
+        const BoxLattice L = anchoredBoxLattice(b.box, container, gravity, r);
         for (int k = 0; k < L.count[2]; ++k)
             for (int j = 0; j < L.count[1]; ++j)
                 for (int i = 0; i < L.count[0]; ++i) {
@@ -174,6 +189,16 @@ void SceneDescription::sampleFluid(float r, std::vector<Vec3f>& positions,
         positions.insert(positions.end(), pts.begin(), pts.end());
         velocities.insert(velocities.end(), pts.size(), m.velocity);
     }
+}
+
+Aabb SceneDescription::filledBox(size_t i, float r) const {
+    const Aabb& box = fluidBoxes.at(i).box;
+    const BoxLattice L = anchoredBoxLattice(box, container, gravity, r);
+    Aabb filled;
+    filled.min = L.first - 0.5f * L.spacing;
+    filled.max =
+        filled.min + L.spacing.cwiseProduct(Vec3f(float(L.count[0]), float(L.count[1]), float(L.count[2])));
+    return filled;
 }
 
 size_t SceneDescription::estimateParticleCount(float r) const {
@@ -278,7 +303,7 @@ void SceneDescription::checkFluidAt(float r) const {
     // r = 0.02 m threw the fluid at 27 m/s in the first step.
     std::vector<Aabb> occupied;
     for (const FluidBox& b : fluidBoxes) {
-        const BoxLattice L = boxLattice(b.box, container, gravity, r);
+        const BoxLattice L = anchoredBoxLattice(b.box, container, gravity, r);
         Aabb o;
         for (int a = 0; a < 3; ++a) {
             o.min[a] = L.first[a] - 0.5f * L.spacing[a];

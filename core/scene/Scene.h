@@ -79,6 +79,11 @@ struct SceneDescription {
     void sampleFluid(float radius, std::vector<Vec3f>& positions, std::vector<Vec3f>& velocities) const;
     /// Number of particles sampleFluid would produce (without allocating them).
     size_t estimateParticleCount(float radius) const;
+    /// The region fluid box `i` fills at this radius: whole layers of cells of volume (2r)^3, so
+    /// along the free axis (gravity's) it ends within half a layer of the box's face (0.25 m at
+    /// r = 8.5 mm in a 1.5 x 0.35 m pool fills 0.2421 m: 14 layers of 17.3 mm). A body floats at
+    /// its draft below this level, not below the box's top.
+    Aabb filledBox(size_t i, float radius) const;
     /// Throws SceneError when the geometry is inconsistent (fluid outside the container, fluid
     /// shapes that overlap, a box too thin for one layer ...).
     void validate() const;

@@ -58,8 +58,8 @@ public:
     bool remove(int id);
     size_t size() const { return system_.size(); }
 
-    /// Removes fluid particles that lie inside a body or closer than d0 to its boundary
-    /// samples (the scene's fluid boxes may overlap the bodies).
+    /// Removes fluid particles that lie inside a body's mesh or closer than r (the rest contact
+    /// distance of fluid at a face) to its surface (the scene's fluid boxes may overlap the bodies).
     size_t cullFluid(std::vector<Vec3f>& positions, std::vector<Vec3f>& velocities) const;
     /// 1 for each fluid particle that cullFluid would remove, judged against body `onlyBody`
     /// (a body added while the fluid exists) or, with -1, against every body.

@@ -14,8 +14,8 @@ int Simulation::addBody(const BodyDescription& body) {
         s.build();
     const int id = s.bodies.add(body);
     s.bodies.sync(); // its boundary object and pose now (snapshot, counts)
-    // Fluid inside the new body (or closer than d0 to its samples) would be crushed out of
-    // it by the boundary pressure in the first steps: remove it, as the scene set-up does.
+    // Fluid inside the new body (or closer than r to its surface) would be crushed out of it by
+    // the boundary pressure in the first steps: remove it, as the scene set-up does.
     const size_t before = s.solver->particleCount();
     s.solver->removeParticles(s.bodies.fluidInside(s.solver->state().positions, id));
     if (s.solver->particleCount() != before)

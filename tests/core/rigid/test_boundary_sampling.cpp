@@ -82,6 +82,27 @@ private slots:
         QVERIFY(hit && std::abs(hit->t - 1.5f) < 0.01f);
         QVERIFY(!bvh.raycast(Vec3f(-2, 0, 0), Vec3f(-1, 0, 0)));
     }
+    void distanceToMesh() {
+        // Exact distance to a box's surface (its faces, edges and corners are the three Voronoi
+        // regions of the closest-point test) against the analytic one, outside and inside, on a
+        // lattice that puts points on the faces' planes; the limit caps the answer.
+        const Vec3f half(0.2f, 0.1f, 0.15f);
+        const TriangleBvh box(makeBoxMesh(half));
+        float worst = 0.0f;
+        for (int i = -12; i <= 12; ++i)
+            for (int j = -12; j <= 12; ++j)
+                for (int k = -12; k <= 12; ++k) {
+                    const Vec3f p = 0.025f * Vec3f(float(i), float(j), float(k));
+                    const Vec3f q = p.cwiseAbs() - half; // > 0: outside along that axis
+                    const float exact = (q.array() > 0.0f).any() ? q.cwiseMax(0.0f).norm() : -q.maxCoeff();
+                    worst = std::max(worst, std::abs(box.distance(p) - exact));
+                }
+        QVERIFY2(worst < 1e-5f, qPrintable(QString("worst error %1 m").arg(worst)));
+        QCOMPARE(box.distance(Vec3f(0.5f, 0.0f, 0.0f), 0.1f), 0.1f); // 0.3 m away: capped
+        QVERIFY(std::abs(box.distance(Vec3f(0.25f, 0.0f, 0.0f), 0.1f) - 0.05f) < 1e-6f);
+        const TriangleBvh ball(makeIcosphereMesh(0.5f, 4));
+        QVERIFY(std::abs(ball.distance(Vec3f(0.0f, 0.7f, 0.0f)) - 0.2f) < 0.005f); // chord error of the mesh
+    }
     void sphereInteriorCount() {
         const float r = 0.3f, h = 0.02f;
         const auto pts = sampleInterior(makeIcosphereMesh(r, 5), h);

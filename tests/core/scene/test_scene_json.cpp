@@ -75,6 +75,80 @@ private slots:
         QVERIFY2(x.size() > 40000 && x.size() < 55000, qPrintable(QString::number(x.size())));
     }
 
+    void fluidBoxTouchesTheWallsItIsDrawnAgainst() {
+        // Fluid rests with its centres half a spacing from a wall's fluid-side surface (the wall
+        // shells lie half a spacing outside it: their distance is the rest spacing d0). A box
+        // drawn flush with a wall must start there, whichever side the wall is on: laid from its
+        // min side, a 0.2 m box flush with the max wall at r = 8.5 mm (11 layers of 17 mm) left
+        // 21.5 mm, 13 mm more than the contact. Each case: the gap between the wall and the
+        // nearest layer equals half the distance between that layer and the next.
+        const float r = 0.0085f;
+        struct Case {
+            const char* geometry; // container and fluid box (JSON)
+            int axis;
+            bool maxWall;
+        };
+        const Case cases[] = {
+            {R"("container": {"min": [0,0,0], "max": [1,1,1]}, "fluidBoxes": [{"min": [0.8,0,0.3], "max": [1,0.3,0.7]}])",
+             0, true},
+            {R"("container": {"min": [0,0,0], "max": [1,1,1]}, "fluidBoxes": [{"min": [0,0,0.3], "max": [0.2,0.3,0.7]}])",
+             0, false},
+            {R"("container": {"min": [0,0,0], "max": [1,1,1]}, "fluidBoxes": [{"min": [0.3,0,0.8], "max": [0.7,0.3,1]}])",
+             2, true},
+            {R"("container": {"min": [0,0,0], "max": [1,1,1]}, "fluidBoxes": [{"min": [0.3,0,0], "max": [0.7,0.3,0.2]}])",
+             1, false},
+            // Wall to wall in x and z: the layers along gravity are 17.29 mm (cell volume (2r)^3).
+            {R"("container": {"min": [0,0,0], "max": [1.5,0.5,0.35]}, "fluidBoxes": [{"min": [0,0,0], "max": [1.5,0.25,0.35]}])",
+             1, false}};
+        for (const Case& c : cases) {
+            const std::string text =
+                std::string(R"({"name": "flush", "particleRadius": 0.0085, )") + c.geometry + "}";
+            const SceneDescription s = parseSceneJson(text, "flush.json");
+            std::vector<Vec3f> x, v;
+            s.sampleFluid(r, x, v);
+            QVERIFY(!x.empty());
+            const int a = c.axis;
+            const float wall = c.maxWall ? s.container.max[a] : s.container.min[a];
+            std::vector<float> d;
+            for (const Vec3f& p : x)
+                d.push_back(std::abs(p[a] - wall));
+            std::sort(d.begin(), d.end());
+            d.erase(std::unique(d.begin(), d.end(), [](float p, float q) { return std::abs(p - q) < 1e-6f; }),
+                    d.end());
+            QVERIFY(d.size() >= 2);
+            const float gap = d[0], half = 0.5f * (d[1] - d[0]);
+            qInfo("%s: gap to the %s wall along %c %.2f mm, half spacing %.2f mm", c.geometry,
+                  c.maxWall ? "max" : "min", "xyz"[a], 1e3f * gap, 1e3f * half);
+            QVERIFY2(std::abs(gap - half) < 1e-5f, qPrintable(QString("gap %1 m").arg(gap)));
+            QVERIFY(gap < 1.05f * r);
+        }
+    }
+
+    void filledBoxIsWhereTheLatticeEnds() {
+        // A pool 1.5 x 0.35 m (wall to wall) filled to 0.25 m at r = 8.5 mm: the cells keep the
+        // volume (2r)^3, stretched in x and z, so the layers are 17.29 mm and 14 of them fill
+        // 0.2421 m (14.46 rounded to the nearest count). filledBox says so; a body floats at its
+        // draft below that level.
+        const SceneDescription s = parseSceneJson(R"({"name": "pool", "particleRadius": 0.0085,
+          "container": {"min": [0,0,0], "max": [1.5,0.5,0.35]},
+          "fluidBoxes": [{"min": [0,0,0], "max": [1.5,0.25,0.35]}]})",
+                                                  "pool.json");
+        const Aabb filled = s.filledBox(0, 0.0085f);
+        std::vector<Vec3f> x, v;
+        s.sampleFluid(0.0085f, x, v);
+        float top = 0.0f;
+        for (const Vec3f& p : x)
+            top = std::max(top, p.y());
+        const double cellVolume = double(filled.extent().prod()) / double(x.size());
+        qInfo("filled to %.4f m (top layer at %.4f m), cell volume / (2r)^3 = %.5f", filled.max.y(), top,
+              cellVolume / std::pow(0.017, 3.0));
+        QVERIFY(std::abs(filled.max.y() - 0.2421f) < 1e-4f);
+        QVERIFY(std::abs(filled.max.y() - top - 0.5f * filled.max.y() / 14.0f) < 1e-5f);
+        QVERIFY(std::abs(cellVolume / std::pow(0.017, 3.0) - 1.0) < 1e-4);
+        QCOMPARE(filled.min.y(), 0.0f);
+        QVERIFY(std::abs(filled.max.x() - 1.5f) < 1e-5f && std::abs(filled.max.z() - 0.35f) < 1e-5f);
+    }
+
     void syntaxErrorNamesLineAndColumn() {
         const QString e = errorOf("{\n  \"name\": \"x\",\n  \"particleRadius\": 0.01,,\n}");
         QVERIFY2(e.startsWith("test.json:3:"), qPrintable(e));
