@@ -38,31 +38,18 @@ int Pcisph_Solenthaler2009::minimumIterations() const {
     return model_.config().minIterations;
 }
 
-Pcisph_Solenthaler2009::Attempt Pcisph_Solenthaler2009::iterate(float dt, bool relaxing, int& cur, int& it,
-                                                                float& err) {
+Pcisph_Solenthaler2009::Attempt Pcisph_Solenthaler2009::iterate(float dt, int& cur, int& it, float& err) {
     const SphConfig& config = model_.config();
     Attempt result;
     cur = 0;
     it = 0;
-    float bestErr = std::numeric_limits<float>::max(), previousErr = 0.0f;
+    float bestErr = std::numeric_limits<float>::max();
     for (;;) {
-        previousErr = err;
         err = predictDensityAndPressure(dt, cur);
         computePressureForce(dt, cur);
         cur ^= 1;
-        if (++it == 1)
-            result.firstErr = err;
+        ++it;
         bestErr = std::min(bestErr, err);
-        if (relaxing) {
-            if (!finiteCandidate_) {
-                result.restart = true;
-                break;
-            }
-            if ((err <= config.densityErrorTolerance && it >= config.minIterations) ||
-                it >= config.maxIterations || (it > 1 && err > previousErr))
-                break;
-            continue;
-        }
         // The cached neighbour lists hold only while predicted particles move less than about one
         // rest spacing; a prediction that moves faster (an impact the previous step could not
         // see), a diverging correction (the error grew well above the best of this step) or a
@@ -94,12 +81,10 @@ const SphStepResult& Pcisph_Solenthaler2009::step(float maxDt) {
     const bool twoWay = model_.boundary().hasDynamicObjects();
 
     const auto t2 = Clock::now();
-    const float plannedDt = timeStep_.planned(maxDt);
-    float dt = plannedDt;
+    float dt = timeStep_.planned(maxDt);
     int cur = 0, it = 0, missedAttempts = 0;
-    float err = 0.0f, previousFirstErr = 0.0f;
-    // Relaxing a compression the step started with (see below): no restart, keep the best effort.
-    bool relaxing = false, relaxedAtPlannedDt = false;
+    float err = 0.0f;
+    bool startChecked = false, redoneAfterProjection = false;
     for (int attempt = 0;; ++attempt) {
         const auto t1 = Clock::now();
         // The non-pressure pass adds the friction reactions: a restarted step must not add them twice.
@@ -109,29 +94,25 @@ const SphStepResult& Pcisph_Solenthaler2009::step(float maxDt) {
             model_.moveBoundary(dt);
         model_.computeNonPressure(dt);
         res.msNonPressure += msSince(t1);
-        const Attempt a = iterate(dt, relaxing, cur, it, err);
-        // A compression the step started with (a squeezed or overlapped region, or what a
-        // previous step left) does not shrink with dt: a step cut by 2-4x starts with the same
-        // error, where the step's own compression (~ dt^2) would have fallen 4-16x. Cutting
-        // further only corrects it faster (speed ~ e d0 / dt): a region squeezed by 10 % reached
-        // 750 m/s at dt = 10 us. So the attempt is redone once without restarts, until eta,
-        // maxIterations or the first rise of the error, and that best effort is kept (reported
-        // unconverged); the next steps correct the rest. A large error (> 5 eta) is redone at the
-        // planned dt, the slowest correction (the squeezed region: 1.1 m/s, test_frame_stats); a
-        // small one at the shorter dt already reached, as an ordinary restart would: redoing
-        // those few % at the planned dt changed how the bodies of test_buoyancy settle (the
-        // heavy box came to rest on another body in 2 of 6 runs; 0 of 6 this way).
-        if (!relaxing && attempt > 0 && (a.restart || a.missed) && finiteCandidate_ &&
-            a.firstErr > 0.5f * previousFirstErr) {
-            relaxing = true;
-            ++res.restarts;
-            if (a.firstErr > 5.0f * config.densityErrorTolerance) {
-                relaxedAtPlannedDt = true;
-                dt = plannedDt;
+        const Attempt a = iterate(dt, cur, it, err);
+        // A compression the step started with (a squeezed or overlapped region, a body the rigid
+        // solver moved into the fluid, what an unconverged step left) is not the step's own and
+        // does not shrink with dt: corrected by pressure it becomes speed ~ e d0 / dt, and every
+        // restart at a shorter dt made that faster (a region squeezed by 10 % reached 750 m/s at
+        // dt = 10 us). When the first attempt fails its guards and the state is compressed beyond
+        // eta, the compression is moved onto the constraint by positions
+        // (DensityProjection_Macklin2013) and the attempt is redone at the same dt, with all its
+        // guards. Only then: within the guards the pressure corrects it, and pushes the bodies
+        // (projecting every start compression above eta took 276 of 1195 steps of test_buoyancy's
+        // scene and the light box sank to 47.2 % submerged, below Archimedes' 50 % - 5 %).
+        if ((a.restart || a.missed) && !startChecked) {
+            startChecked = true;
+            if (projectStartCompression(res)) {
+                ++res.restarts;
+                redoneAfterProjection = true;
+                continue;
             }
-            continue;
         }
-        previousFirstErr = a.firstErr;
         // A step that missed eta within maxIterations is redone at dt / 2 before anything is
         // committed (at most 3 times, then the best effort is kept and reported unconverged).
         if (a.missed && !a.restart && ++missedAttempts <= 3 && !timeStep_.atMinimum(dt)) {
@@ -150,16 +131,33 @@ const SphStepResult& Pcisph_Solenthaler2009::step(float maxDt) {
     res.maxDensityError = err;
     res.converged = err <= config.densityErrorTolerance;
     res.finite = finiteCandidate_ && std::isfinite(err);
-    // Not after relaxing a large compression the step started with at the planned dt: a shorter
-    // next step would only correct what is left of it faster.
-    if (!relaxedAtPlannedDt)
-        timeStep_.adaptToIterations(it, config.minIterations, res.restarts > 0 || !res.converged);
+    // The redo from the projected state is no sign that dt was too long: the state was the cause.
+    const int restartsForDt = res.restarts - (redoneAfterProjection ? 1 : 0);
+    timeStep_.adaptToIterations(it, config.minIterations, restartsForDt > 0 || !res.converged);
     if (res.finite)
         commit(dt, cur, twoWay, res);
     res.msPressure = msSince(t2) - res.msNonPressure;
     res.msTotal = msSince(t0);
     model_.last = res;
     return model_.last;
+}
+
+bool Pcisph_Solenthaler2009::projectStartCompression(SphStepResult& res) {
+    const SphConfig& config = model_.config();
+    for (int round = 0;; ++round) {
+        const DensityProjection_Macklin2013::Result r =
+            projection_.project(model_, config.densityErrorTolerance, config.maxIterations);
+        if (round == 0)
+            res.startDensityError = r.startError;
+        res.projectionIterations += r.iterations;
+        if (!r.boundReached || round + 1 >= kProjectionRounds)
+            return res.projectionIterations > 0;
+        // Its shift bound kept it from the constraint: the lists are rebuilt at the shifted
+        // positions (the boundary is unchanged) and it goes on from there.
+        SphStepResult lists;
+        model_.prepareStep(lists, 0.0f, {});
+        res.msNeighbors += lists.msNeighbors;
+    }
 }
 
 void Pcisph_Solenthaler2009::commit(float dt, int cur, bool twoWay, SphStepResult& res) {

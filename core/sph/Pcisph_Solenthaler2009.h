@@ -17,6 +17,9 @@
 //    from the fluid around each sample (Adami et al. 2012; extrapolateWallPressure);
 //  - delta_i = min(delta_prototype, delta from i's own neighbours incl. boundary): one-sided
 //    neighbourhoods in wall corners would otherwise be over-corrected and oscillate;
+//  - a compression the step started with (not the step's own: it does not shrink with dt) that
+//    makes its first attempt fail the guards below is projected away by positions and the attempt
+//    redone (DensityProjection_Macklin2013);
 //  - a step whose prediction moves particles more than d0 (cached lists would be invalid),
 //    turns non-finite or exceeds 50 % density error is redone from the same state at dt / 4;
 //    a step that misses eta within maxIterations is redone at dt / 2 (up to 3 times) before its
@@ -26,6 +29,7 @@
 //  - dt also follows the iteration count (Ihmsen et al. 2010), since p restarts from 0 each step,
 //    by at most 5 % per step (a restart or a missed eta halves it; TimeStepController);
 //  - optional containment box as a last-resort safety net (SphStepResult::contained counts uses).
+#include "sph/DensityProjection_Macklin2013.h"
 #include "sph/PressureSolverBase.h"
 
 #include <vector>
@@ -45,11 +49,14 @@ private:
     /// How one attempt's iterations ended.
     struct Attempt {
         bool restart = false, missed = false;
-        float firstErr = 0.0f; // the density error of the first iteration
     };
     /// The prediction-correction iterations of one attempt at dt; cur, it and err carry the
-    /// buffer in use, the iteration count and the latest error. relaxing: see step().
-    Attempt iterate(float dt, bool relaxing, int& cur, int& it, float& err);
+    /// buffer in use, the iteration count and the latest error.
+    Attempt iterate(float dt, int& cur, int& it, float& err);
+    /// DensityProjection_Macklin2013 on the step's start, at most kProjectionRounds times its
+    /// shift bound (the lists rebuilt between rounds); records it in res, true if it moved any.
+    bool projectStartCompression(SphStepResult& res);
+    static constexpr int kProjectionRounds = 4;
     /// Commits the last prediction (symplectic Euler) and the step's statistics.
     void commit(float dt, int cur, bool twoWay, SphStepResult& res);
     float predictDensityAndPressure(float dt, int cur);
@@ -58,10 +65,11 @@ private:
     void extrapolateWallPressure(float dt, int cur);
     void accumulateBoundaryPressureReaction(float dt, int cur);
 
-    std::vector<float> pressureOverRho2_; // p / rho^2 of the latest iteration
-    std::vector<float> wallPressure_;     // read only at the wall samples near fluid
-    float maxSpeedCandidate_ = 0.0f;      // of the latest prediction
-    float maxAccelTotal_ = 0.0f;          // pressure included: the bound used with two-way coupled bodies
+    DensityProjection_Macklin2013 projection_; // of the compression a step starts with
+    std::vector<float> pressureOverRho2_;      // p / rho^2 of the latest iteration
+    std::vector<float> wallPressure_;          // read only at the wall samples near fluid
+    float maxSpeedCandidate_ = 0.0f;           // of the latest prediction
+    float maxAccelTotal_ = 0.0f; // pressure included: the bound used with two-way coupled bodies
     bool finiteCandidate_ = true;
 };
 
