@@ -25,6 +25,7 @@ namespace octo {
     X(cflFactor)                                                                                             \
     X(viscosity)                                                                                             \
     X(velocityFilter)                                                                                        \
+    X(startSettling)                                                                                         \
     X(boundaryFriction)                                                                                      \
     X(boundaryLayers)                                                                                        \
     X(gravityX)                                                                                              \

@@ -104,6 +104,10 @@ std::vector<ParameterInfo> makeTable() {
              "particle-scale velocity noise of the start lattice's rearrangement (a resting tank 3-5x "
              "quieter), leaves resolved flow, spray and the rims of drops alone; dissipative only; "
              "costs 6-13 % of a step; 0 = off."),
+        real("startSettling", "Solver", "Start settling", "s", 0.0, 2.0, 0.0, true,
+             "Before t = 0 the blocks standing on the floor at rest run this long with their motion damped "
+             "and gravity ramped in (Adami et al. 2012), each held in its box (a dam-break column stays "
+             "up); the scene starts from that equilibrium at rest. Costs as much as simulating it; 0 = off."),
         real("boundaryFriction", "Boundary", "Boundary viscosity sigma", "1", 0.0, 1.0, 0.05, false,
              "Akinci 2012 boundary viscosity sigma (eq. 11, nu_b = sigma h c / (2 rho_i)): friction of the "
              "fluid "
