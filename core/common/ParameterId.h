@@ -28,6 +28,7 @@ namespace octo {
     X(startSettling)                                                                                         \
     X(boundaryFriction)                                                                                      \
     X(boundaryLayers)                                                                                        \
+    X(wallFit)                                                                                               \
     X(gravityX)                                                                                              \
     X(gravityY)                                                                                              \
     X(gravityZ)                                                                                              \

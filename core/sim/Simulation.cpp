@@ -68,9 +68,12 @@ void Simulation::Impl::build() {
     const int layers = params.geti(Param::boundaryLayers);
     const int walls = boundary.addObject(sampleBoxWalls(scene.container, 2.0f * r, layers), true,
                                          planarWallPsiScale(4.0f * r, 2.0f * r, layers, config().kernel));
-    // The pressure extrapolated from the fluid (Pcisph_Solenthaler2009); Psi fitted so that the
-    // rest lattice has rho0 in the container's edges and corners too (BoundaryModel::setWall).
-    boundary.setWall(walls, scene.container, 2.0f * r);
+    // The pressure extrapolated from the fluid (Pcisph_Solenthaler2009); with wallFit, Psi fitted so
+    // that the rest lattice has rho0 in the container's edges and corners too (BoundaryModel::setWall).
+    if (params.getb(Param::wallFit))
+        boundary.setWall(walls, scene.container, 2.0f * r);
+    else
+        boundary.setWall(walls);
     // Rigid bodies: boundary objects after the walls; fluid inside them is removed.
     bodies.configure(scene.container, config().gravity, r, params.getf(Param::restDensity));
     try {

@@ -104,10 +104,10 @@ private slots:
     void settledColumnRestsWithoutTheFilter() {
         // What Wendland leaves, the top two layers rearranging from the walls inward, is done before
         // t = 0 by the damped start settling (StartSettling.h). The column at r = 8.5 mm,
-        // filter off: measured 0.058 m/s at 0.5 s without settling, 0.039 after 0.5 s of settling; the
-        // level 3.9 mm under the scene's lattice either way (the water compresses to eta, before t = 0
-        // when it settles). At r = 12 mm settling does not get there: 0.062 m/s (docs/SCENES.md,
-        // "Kernels").
+        // filter off: measured 0.057 m/s at 0.5 s without settling, 0.030 after 0.5 s of settling (0.039
+        // with wallFit); the level 3.7-3.9 mm under the scene's lattice either way (the water
+        // compresses to eta, before t = 0 when it settles). At r = 12 mm settling does not get there: 0.065
+        // m/s (docs/SCENES.md, "Kernels").
         const float r = 0.0085f;
         const Rest settled = restingColumn("wendland", r, "0.5");
         qInfo("r = 8.5 mm, wendland, filter off, settled 0.5 s: max %.4f m/s at 0.5 s, level %.5f m",
