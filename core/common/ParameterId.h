@@ -25,8 +25,10 @@ namespace octo {
     X(cflFactor)                                                                                             \
     X(viscosity)                                                                                             \
     X(velocityFilter)                                                                                        \
+    X(startSettling)                                                                                         \
     X(boundaryFriction)                                                                                      \
     X(boundaryLayers)                                                                                        \
+    X(wallFit)                                                                                               \
     X(gravityX)                                                                                              \
     X(gravityY)                                                                                              \
     X(gravityZ)                                                                                              \

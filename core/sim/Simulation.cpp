@@ -5,6 +5,7 @@
 #include "scene/SceneBodies.h"
 #include "scene/SceneLibrary.h"
 #include "sim/SimulationImpl.h"
+#include "sim/StartSettling.h"
 #include "surface/SurfaceReconstructor.h"
 
 #include <tbb/blocked_range.h>
@@ -17,6 +18,39 @@
 #include <sstream>
 
 namespace octo {
+
+namespace {
+/// Per particle, the fluid box it was sampled in if that block settles before t = 0
+/// (StartSettling.h): at rest and standing on the container's floor; else an empty box (held).
+std::vector<Aabb> restingBlocks(const SceneDescription& scene, const Vec3f& g, const std::vector<Vec3f>& x,
+                                const std::vector<Vec3f>& v, float r) {
+    std::vector<Aabb> boxes(x.size());
+    int down = 0;
+    for (int a = 1; a < 3; ++a)
+        if (std::abs(g[a]) > std::abs(g[down]))
+            down = a;
+    if (g.squaredNorm() == 0.0f)
+        return boxes;
+    std::vector<Aabb> resting;
+    for (const FluidBox& b : scene.fluidBoxes) {
+        const bool onFloor = g[down] < 0.0f ? b.box.min[down] <= scene.container.min[down] + 2.0f * r
+                                            : b.box.max[down] >= scene.container.max[down] - 2.0f * r;
+        if (onFloor && b.velocity.squaredNorm() == 0.0f)
+            resting.emplace_back(b.box.min.cwiseMax(scene.container.min),
+                                 b.box.max.cwiseMin(scene.container.max));
+    }
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (v[i].squaredNorm() != 0.0f)
+            continue;
+        for (const Aabb& b : resting)
+            if (b.enlarged(r).contains(x[i])) {
+                boxes[i] = b;
+                break;
+            }
+    }
+    return boxes;
+}
+} // namespace
 
 void Simulation::Impl::build() {
     const float r = params.getf(Param::particleRadius);
@@ -34,7 +68,12 @@ void Simulation::Impl::build() {
     const int layers = params.geti(Param::boundaryLayers);
     const int walls = boundary.addObject(sampleBoxWalls(scene.container, 2.0f * r, layers), true,
                                          planarWallPsiScale(4.0f * r, 2.0f * r, layers, config().kernel));
-    boundary.setWall(walls); // the pressure extrapolated from the fluid (Pcisph_Solenthaler2009)
+    // The pressure extrapolated from the fluid (Pcisph_Solenthaler2009); with wallFit, Psi fitted so
+    // that the rest lattice has rho0 in the container's edges and corners too (BoundaryModel::setWall).
+    if (params.getb(Param::wallFit))
+        boundary.setWall(walls, scene.container, 2.0f * r);
+    else
+        boundary.setWall(walls);
     // Rigid bodies: boundary objects after the walls; fluid inside them is removed.
     bodies.configure(scene.container, config().gravity, r, params.getf(Param::restDensity));
     try {
@@ -43,7 +82,11 @@ void Simulation::Impl::build() {
         throw SceneError((scene.sourcePath.empty() ? scene.name : scene.sourcePath) + ": " + e.what());
     }
     bodies.cullFluid(x, v);
+    const std::vector<Aabb> settleBoxes = params.getf(Param::startSettling) > 0.0f
+                                              ? restingBlocks(scene, gravityOf(params), x, v, r)
+                                              : std::vector<Aabb>{};
     solver->setParticles(std::move(x), std::move(v));
+    settleStart(*solver, settleBoxes, params.getf(Param::startSettling)); // StartSettling.h
     monitor.reset(*solver, gravityOf(params).norm(), vmax);
     frames.clear();
     steps = 0;

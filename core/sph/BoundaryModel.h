@@ -42,6 +42,10 @@ public:
     /// of each fluid particle's own, mirrored (see Pcisph_Solenthaler2009). Throws std::logic_error for a
     /// dynamic or force-reporting object: the reaction on a body is computed from the mirrored one.
     void setWall(int object);
+    /// setWall, and the wall's Psi fitted so that a rest lattice of spacing `spacing` filling
+    /// `fluidRegion` (the container) has rho0 at every site, in the wall's concave edges and
+    /// corners too (calibrateWallPsi in BoundaryModel.cpp); kept through setKernel.
+    void setWall(int object, const Aabb& fluidRegion, float spacing);
     bool isWall(int object) const;
     /// Removes an object's particles; its id stays invalid afterwards.
     void removeObject(int object);
@@ -103,10 +107,13 @@ private:
         uint32_t first = 0, count = 0;
         bool isStatic = true, valid = false, reportsForces = false, wall = false;
         float psiScale = 1.0f;
+        Aabb restRegion; // setWall(object, region, spacing): the lattice Psi is fitted to
+        float restSpacing = 0.0f;
         Mat3f rotation = Mat3f::Identity();
         Vec3f translation = Vec3f::Zero(), linearVelocity = Vec3f::Zero(), angularVelocity = Vec3f::Zero();
     };
     void computePsi(const Object& object);
+    void calibrateWallPsi(const Object& object);
     const Object& checked(int object) const;
 
     float h_ = 0.0f, rho0_ = 1000.0f;

@@ -74,6 +74,9 @@ public:
     float nextTimeStep() const { return timeStep_.next(); }
     const TimeStepController& timeStep() const { return timeStep_; }
     double time() const { return model_.time; }
+    /// Sets the clock back to 0, keeping the particles, the time step and the warm starts (the
+    /// start of a scene after StartSettling).
+    void restartClock() { model_.time = 0.0; }
     /// Max particle speed of the committed state (m/s).
     float maxSpeed() const { return timeStep_.maxSpeed(); }
     /// Potential energy (J) of the cohesion, the wall's cohesion and the adhesion (Akinci 2013's
