@@ -30,13 +30,21 @@ public:
     float inverseSpacing() const { return invDs_; }
     int samples() const { return n_; }
 
-    float operator()(float s) const {
+    /// Where s falls: the sample below it and the fraction of the step beyond that sample.
+    struct Position {
+        size_t i;
+        float u;
+    };
+    Position locate(float s) const {
         float u = s * invDs_;
         u = u < float(n_) ? u : float(n_); // beyond the range, or NaN: the zero samples
         const int i = int(u);
-        u -= float(i);
-        return values_[size_t(i)] + u * (values_[size_t(i) + 1] - values_[size_t(i)]);
+        return {size_t(i), u - float(i)};
     }
+    /// The value at a position located in this table or in one with the same range and samples
+    /// (two functions of the same s read with one locate()).
+    float operator()(Position p) const { return values_[p.i] + p.u * (values_[p.i + 1] - values_[p.i]); }
+    float operator()(float s) const { return (*this)(locate(s)); }
 
 private:
     int n_ = 0;

@@ -18,9 +18,13 @@ public:
         eps_ = 0.01f * h * h;
     }
     /// a_i -= this for fluid neighbour j; vx = v_ij . x_ij, r2 = |x_ij|^2, grad W_ij = gf x_ij.
+    /// Branch-free (whether a pair approaches is a coin toss the predictor loses about half the
+    /// time): a separating pair subtracts a signed zero, which leaves a sum that started at +0 bit
+    /// for bit as the branch that skipped it (x - 0 = x, +0 - (+/-0) = +0; a sum that starts at +0
+    /// never holds -0).
     void accumulate(Vec3f& a, float vx, float r2, float gf, float massJ, const Vec3f& xij) const {
-        if (vx < 0.0f)
-            a -= (massJ * (-nu_ * vx / (r2 + eps_)) * gf) * xij;
+        const float approach = vx < 0.0f ? vx : 0.0f; // NaN: 0, as the branch skipped it
+        a -= (massJ * (-nu_ * approach / (r2 + eps_)) * gf) * xij;
     }
 
 private:

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <type_traits>
 
 namespace octo {
 
@@ -73,7 +74,10 @@ struct NonPressureForces::Pass {
 
     // Inlined into the per-particle loop, with the sums and the forces' parameters in locals: out
     // of line, the sums behind a reference were stored and reloaded per pair (the compiler cannot
-    // rule out that they alias the arrays it reads).
+    // rule out that they alias the arrays it reads). Compiled once per set of active terms
+    // (Features): a loop without the terms that are off holds its sums in registers instead of
+    // spilling them, and PCISPH's delta sums (Delta) are left out under DFSPH, which never reads them.
+    template <bool Delta, bool Tension, bool Vortex>
     [[gnu::always_inline]] void fluidPairs(uint32_t i, const uint32_t* nb, uint32_t cnt, Sums& sums) const {
         const Vec3f xi = xs[i], vi = vs[i];
         Sums s = sums;
@@ -90,11 +94,13 @@ struct NonPressureForces::Pass {
             const Vec3f xij = xi - xs[j];
             const float r2 = xij.squaredNorm();
             const float gf = K.gradFactor(r2);
-            s.gradF += gf * xij;
-            s.gradSq += gf * gf * r2;
+            if constexpr (Delta) {
+                s.gradF += gf * xij;
+                s.gradSq += gf * gf * r2;
+            }
             const Vec3f vij = vi - vs[j];
             viscosity.accumulate(s.a, vij.dot(xij), r2, gf, m, xij);
-            if (tension) {
+            if constexpr (Tension) {
                 colour += (V[j] * gf) * xij;
                 // Cohesion along the pair's predicted separation x_ij + dt v_ij, where the
                 // pressure that balances it acts (the pressure solver's prediction): two large
@@ -114,15 +120,15 @@ struct NonPressureForces::Pass {
                 s.aSource += src;
                 s.u += 0.5f * gamma * m * ST.cohesionPotential(r2);
             }
-            if (vortex) {
+            if constexpr (Vortex) {
                 omega += VorticityConfinement_Fedkiw2001::curlTerm(vij, xij, gf, V[j]);
                 if (confine)
                     eta += VorticityConfinement_Fedkiw2001::gradientTerm(wi, wPrev[j], xij, gf, V[j]);
             }
         }
-        if (tension)
+        if constexpr (Tension)
             f.normalsNext_[i] = f.h_ * colour;
-        if (vortex) {
+        if constexpr (Vortex) {
             f.omegaNormNext_[i] = omega.norm();
             if (confine) {
                 const Vec3f conf =
@@ -134,6 +140,7 @@ struct NonPressureForces::Pass {
         sums = s;
     }
 
+    template <bool Delta>
     [[gnu::always_inline]] void boundaryPairs(size_t b, uint32_t i, const uint32_t* nb, uint32_t cnt,
                                               Sums& sums) const {
         const Vec3f xi = xs[i], vi = vs[i];
@@ -146,7 +153,8 @@ struct NonPressureForces::Pass {
             const Vec3f xik = xi - xb[k];
             const float r2 = xik.squaredNorm();
             const float gf = K.gradFactor(r2);
-            s.gradB += (psi[k] * gf) * xik;
+            if constexpr (Delta)
+                s.gradB += (psi[k] * gf) * xik;
             Vec3f ga;
             if (friction.acceleration(ga, (vi - vb[k]).dot(xik), r2, gf, psi[k], xik)) {
                 s.a -= ga;
@@ -216,31 +224,54 @@ void NonPressureForces::compute(FluidModel& model, float dt) {
     const Vec3f g = model.config().gravity;
     const FluidModel::NeighborLists& L = model.lists;
     Vec3f* xPred = model.predicted[0].data();
-    model.forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
-        const uint32_t* fn = L.blocks[b].fluid.data();
-        const uint32_t* bn = L.blocks[b].boundary.data();
-        float la = 0.0f;
-        double energy = 0.0;
-        for (uint32_t i = begin; i < end; ++i) {
-            Pass::Sums s;
-            pass.fluidPairs(i, fn + L.fluidBegin[i], L.fluidCount[i], s);
-            pass.boundaryPairs(b, i, bn + L.boundaryBegin[i], L.boundaryCount[i], s);
-            model.deltaScale[i] = pass.deltaScale(s);
-            if (pass.sources)
-                accelSource_[i] = s.aSource;
-            Vec3f a = s.a + g;
-            la = std::max(la, a.squaredNorm());
-            energy += s.u;
-            model.accelNonPressure[i] = a;
-            model.accelPressure[i] = Vec3f::Zero();
-            model.state.pressures[i] = 0.0f;
-            const Vec3f v = pass.vs[i] + dt * a;
-            model.predictedVelocity[i] = v;
-            xPred[i] = pass.xs[i] + dt * v;
-        }
-        parallel::atomicMax(maxA2, la);
-        blockEnergy_[b] = energy;
-    });
+    auto run = [&](auto delta, auto withTension, auto withVortex) {
+        constexpr bool Delta = decltype(delta)::value, Tension = decltype(withTension)::value,
+                       Vortex = decltype(withVortex)::value;
+        model.forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
+            const uint32_t* fn = L.blocks[b].fluid.data();
+            const uint32_t* bn = L.blocks[b].boundary.data();
+            float la = 0.0f;
+            double energy = 0.0;
+            for (uint32_t i = begin; i < end; ++i) {
+                Pass::Sums s;
+                pass.fluidPairs<Delta, Tension, Vortex>(i, fn + L.fluidBegin[i], L.fluidCount[i], s);
+                pass.boundaryPairs<Delta>(b, i, bn + L.boundaryBegin[i], L.boundaryCount[i], s);
+                if constexpr (Delta)
+                    model.deltaScale[i] = pass.deltaScale(s);
+                if (pass.sources)
+                    accelSource_[i] = s.aSource;
+                Vec3f a = s.a + g;
+                la = std::max(la, a.squaredNorm());
+                energy += s.u;
+                model.accelNonPressure[i] = a;
+                model.accelPressure[i] = Vec3f::Zero();
+                model.state.pressures[i] = 0.0f;
+                const Vec3f v = pass.vs[i] + dt * a;
+                model.predictedVelocity[i] = v;
+                xPred[i] = pass.xs[i] + dt * v;
+            }
+            parallel::atomicMax(maxA2, la);
+            blockEnergy_[b] = energy;
+        });
+    };
+    // PCISPH's local delta (deltaScale) is read by PCISPH alone.
+    const bool delta = model.config().pressureSolver == SphConfig::PressureSolver::Pcisph;
+    using T = std::true_type;
+    using F = std::false_type;
+    auto withDelta = [&](auto d) {
+        if (tension && vortex)
+            run(d, T{}, T{});
+        else if (tension)
+            run(d, T{}, F{});
+        else if (vortex)
+            run(d, F{}, T{});
+        else
+            run(d, F{}, F{});
+    };
+    if (delta)
+        withDelta(T{});
+    else
+        withDelta(F{});
     if (pass.track)
         model.bodyForces.flush(model.boundary());
     attractionEnergy_ = 0.0;
