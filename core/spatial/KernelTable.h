@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace octo {
 
@@ -33,6 +34,12 @@ public:
     float W(float r2) const { return w_(r2); }
     /// grad_i W(x_ij) = gradFactor(|x_ij|^2) * x_ij.
     float gradFactor(float r2) const { return g_(r2); }
+    Float4 gradFactor(Float4 r2) const { return g_(r2); }
+    /// W(r2) and gradFactor(r2), the same values, located once (both tables share their samples).
+    std::pair<float, float> WAndGradFactor(float r2) const {
+        const TabulatedFunction::Position p = w_.locate(r2);
+        return {w_(p), g_(p)};
+    }
 
 private:
     float w0_ = 0.0f;

@@ -42,6 +42,9 @@ void NeighborGrid::setDomain(const Aabb& domain, float cellSize) {
 }
 
 namespace {
+// Up to this many points, build() counts and scatters in one thread.
+constexpr size_t kSerialScatter = size_t(1) << 16;
+
 double cellsFor(const Vec3f& ext, float size) {
     return double(std::ceil(ext.x() / size) + 9) * double(std::ceil(ext.y() / size) + 9) *
            double(std::ceil(ext.z() / size) + 9);
@@ -113,20 +116,33 @@ void NeighborGrid::build(std::span<const Vec3f> points) {
     order_.resize(n);
     std::fill(cellStart_.begin(), cellStart_.end(), 0u);
 
+    // Small sets (the solver's 9 k particles, a container's wall samples rebuilt every step with a
+    // moving body): keys in parallel, then histogram and scatter in one thread, without atomics; the
+    // scatter in ascending order leaves every cell sorted, as the per-cell sort below does.
+    const bool serial = n <= kSerialScatter;
     // Count points per cell (key computation and histogram in one pass).
     tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t i = r.begin(); i < r.end(); ++i) {
             const uint32_t key = rankOf(cellOf(points[i]));
             keys_[i] = key;
-            std::atomic_ref<uint32_t>(cellStart_[key + 1]).fetch_add(1u, std::memory_order_relaxed);
+            if (!serial)
+                std::atomic_ref<uint32_t>(cellStart_[key + 1]).fetch_add(1u, std::memory_order_relaxed);
         }
     });
+    if (serial)
+        for (size_t i = 0; i < n; ++i)
+            ++cellStart_[keys_[i] + 1];
     // Exclusive prefix sum: cellStart_[c] = first sorted index of cell c.
     for (size_t c = 0; c < cells; ++c)
         cellStart_[c + 1] += cellStart_[c];
 
-    // Scatter; order inside a cell is restored afterwards so the result is deterministic.
     cursor_.assign(cellStart_.begin(), cellStart_.end() - 1);
+    if (serial) {
+        for (size_t i = 0; i < n; ++i)
+            order_[cursor_[keys_[i]]++] = uint32_t(i);
+        return;
+    }
+    // Scatter; order inside a cell is restored afterwards so the result is deterministic.
     tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t i = r.begin(); i < r.end(); ++i) {
             const uint32_t slot =

@@ -94,6 +94,7 @@ public:
     }
 
 private:
+    template <class F> void forEachCandidateCellIn(const Vec3i& c0, const Vec3i& c1, F& f) const;
     static uint32_t spread3(uint32_t v) { return (v & 1u) | ((v & 2u) << 2) | ((v & 4u) << 4); }
     static uint32_t morton3(uint32_t x, uint32_t y, uint32_t z) {
         return spread3(x) | (spread3(y) << 1) | (spread3(z) << 2);
@@ -147,6 +148,39 @@ template <class F> void NeighborGrid::forEachCandidateCell(const Vec3f& x, float
     const Vec3i c = cellOf(x);
     const Vec3i c0 = (c - Vec3i::Constant(reach)).cwiseMax(Vec3i::Zero());
     const Vec3i c1 = (c + Vec3i::Constant(reach)).cwiseMin(dims_ - Vec3i::Ones());
+    if (reach > 1) { // the general loop; the solver's queries (radius = cell edge) take the one below
+        forEachCandidateCellIn(c0, c1, f);
+        return;
+    }
+    // Up to 3 cells per axis: their bounds and their shares of the rank (brick index and Morton
+    // bits), computed once per axis instead of once per cell (the solver asks for every cell it
+    // enters, twice per step). Same cells, same order, same boxes as the general loop.
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    float lo[3][3], hi[3][3];
+    uint32_t brick[3][3], bits[3][3];
+    const uint32_t stride[3] = {1u, uint32_t(bricks_.x()), uint32_t(bricks_.x()) * uint32_t(bricks_.y())};
+    for (int a = 0; a < 3; ++a)
+        for (int k = c0[a]; k <= c1[a]; ++k) {
+            const int q = k - c0[a];
+            lo[a][q] = k == 0 ? -inf : domain_.min[a] + float(k) * cellSize_;
+            hi[a][q] = k == dims_[a] - 1 ? inf : domain_.min[a] + float(k + 1) * cellSize_;
+            brick[a][q] = (uint32_t(k) >> 3) * stride[a];
+            bits[a][q] = spread3(uint32_t(k) & 7u) << a;
+        }
+    const int nx = c1.x() - c0.x(), ny = c1.y() - c0.y(), nz = c1.z() - c0.z();
+    for (int z = 0; z <= nz; ++z)
+        for (int y = 0; y <= ny; ++y) {
+            const uint32_t brickZY = brick[2][z] + brick[1][y], bitsZY = bits[2][z] | bits[1][y];
+            for (int xx = 0; xx <= nx; ++xx) {
+                const uint32_t r = (brickZY + brick[0][xx]) * 512u + (bitsZY | bits[0][xx]);
+                const uint32_t b = cellStart_[r], e = cellStart_[r + 1];
+                if (b != e)
+                    f(b, e, Vec3f(lo[0][xx], lo[1][y], lo[2][z]), Vec3f(hi[0][xx], hi[1][y], hi[2][z]));
+            }
+        }
+}
+
+template <class F> void NeighborGrid::forEachCandidateCellIn(const Vec3i& c0, const Vec3i& c1, F& f) const {
     constexpr float inf = std::numeric_limits<float>::infinity();
     auto lower = [&](int a, int k) { return k == 0 ? -inf : domain_.min[a] + float(k) * cellSize_; };
     auto upper = [&](int a, int k) {

@@ -5,6 +5,8 @@
 // |x|). Past the range (and for NaN) it is 0: the table ends in two zero samples, s >= range clamps
 // onto them. Used by KernelTable (W, grad W) and SurfaceTension_Akinci2013 (C, A and their
 // potentials).
+#include "spatial/Lanes.h"
+
 #include <cstddef>
 #include <vector>
 
@@ -30,13 +32,40 @@ public:
     float inverseSpacing() const { return invDs_; }
     int samples() const { return n_; }
 
-    float operator()(float s) const {
+    /// Where s falls: the sample below it and the fraction of the step beyond that sample.
+    struct Position {
+        size_t i;
+        float u;
+    };
+    Position locate(float s) const {
         float u = s * invDs_;
         u = u < float(n_) ? u : float(n_); // beyond the range, or NaN: the zero samples
         const int i = int(u);
-        u -= float(i);
-        return values_[size_t(i)] + u * (values_[size_t(i) + 1] - values_[size_t(i)]);
+        return {size_t(i), u - float(i)};
     }
+    /// The value at a position located in this table or in one with the same range and samples
+    /// (two functions of the same s read with one locate()).
+    float operator()(Position p) const { return values_[p.i] + p.u * (values_[p.i + 1] - values_[p.i]); }
+    float operator()(float s) const { return (*this)(locate(s)); }
+    /// Four lookups, each bit for bit operator()(float) of its lane (locate and read as above).
+    struct Position4 {
+        Int4 i;
+        Float4 u;
+    };
+    Position4 locate(Float4 s) const {
+        Float4 u = s * broadcast4(invDs_);
+        const Float4 top = broadcast4(float(n_));
+        u = select4(u < top, u, top); // beyond the range, or NaN: the zero samples
+        const Int4 i = __builtin_convertvector(u, Int4);
+        return {i, u - __builtin_convertvector(i, Float4)};
+    }
+    Float4 operator()(const Position4& p) const {
+        auto at = [&](int l, int next) { return values_[size_t(p.i[l]) + size_t(next)]; };
+        const Float4 below{at(0, 0), at(1, 0), at(2, 0), at(3, 0)},
+            above{at(0, 1), at(1, 1), at(2, 1), at(3, 1)};
+        return below + p.u * (above - below);
+    }
+    Float4 operator()(Float4 s) const { return (*this)(locate(s)); }
 
 private:
     int n_ = 0;

@@ -101,9 +101,9 @@ void Dfsph_Bender2017::computeDensityAndFactor() {
             Vec3f* gf = stored.fluid.data() + L.fluidBegin[i];
             for (uint32_t q = 0, cnt = L.fluidCount[i]; q < cnt; ++q) {
                 const Vec3f xij = xi - X[nb[q]];
-                const float r2 = xij.squaredNorm();
-                sumW += K.W(r2);
-                const Vec3f g = (m * K.gradFactor(r2)) * xij;
+                const auto [w, gradFactor] = K.WAndGradFactor(xij.squaredNorm());
+                sumW += w;
+                const Vec3f g = (m * gradFactor) * xij;
                 gf[q] = g;
                 grad += g;
                 gradSq += g.squaredNorm();
@@ -114,9 +114,9 @@ void Dfsph_Bender2017::computeDensityAndFactor() {
             for (uint32_t q = 0, cnt = L.boundaryCount[i]; q < cnt; ++q) {
                 const uint32_t k = bnb[q];
                 const Vec3f xik = xi - xb[k];
-                const float r2 = xik.squaredNorm();
-                rho += psi[k] * K.W(r2);
-                const Vec3f gk = (psi[k] * K.gradFactor(r2)) * xik;
+                const auto [w, gradFactor] = K.WAndGradFactor(xik.squaredNorm());
+                rho += psi[k] * w;
+                const Vec3f gk = (psi[k] * gradFactor) * xik;
                 gb[q] = gk;
                 grad += gk;
             }

@@ -42,8 +42,8 @@ public:
     void sortAlong(std::span<const uint32_t> order, std::vector<Vec3f>& scratchVec,
                    std::vector<float>& scratchFloat);
     /// The pass: FluidModel::accelNonPressure, the prediction (predictedVelocity, predicted[0]),
-    /// deltaScale, zero pressures and pressure accelerations; the friction and adhesion reactions
-    /// go to the model's tracked boundary samples.
+    /// deltaScale (under PCISPH, its only reader), zero pressures and pressure accelerations; the friction
+    /// and adhesion reactions go to the model's tracked boundary samples.
     void compute(FluidModel& model, float dt);
 
     /// Largest |a| of the last pass (gravity included), for the time-step bound.

@@ -57,15 +57,18 @@ public:
 
     /// C(|x|) / |x| and A(|x|) / |x| from the tables, for |x|^2 = r2 (0 outside the support).
     float cohesionOverR(float r2) const { return c_(r2); }
+    Float4 cohesionOverR(Float4 r2) const { return c_(r2); }
     float adhesionOverR(float r2) const { return a_(r2); }
     /// The pair potentials whose negative gradients are the cohesion and adhesion forces (per unit
     /// gamma m_i m_j K_ij and beta m_i Psi_k): U_C(r) = -int_r^h C(s) ds, U_A(r) = -int_r^h A(s) ds,
     /// for |x|^2 = r2 (0 outside the support). The blow-up check counts them in the energy.
     float cohesionPotential(float r2) const { return uc_(r2); }
+    Float4 cohesionPotential(Float4 r2) const { return uc_(r2); }
     float adhesionPotential(float r2) const { return ua_(r2); }
 
     /// K_ij = 2 rho0 / (rho_i + rho_j) (rhoSum = rho_i + rho_j).
     static float densityCorrection(float rho0, float rhoSum) { return 2.0f * rho0 / rhoSum; }
+    static Float4 densityCorrection(float rho0, Float4 rhoSum) { return broadcast4(2.0f * rho0) / rhoSum; }
     /// Acceleration of fluid particle i from fluid neighbour j: the curvature part
     /// -gamma (n_i - n_j) (colour-field normals; the caller multiplies by K_ij) and the cohesion part
     /// -gamma m_j C(|x_ij|) x_ij / |x_ij| (massJ = m_j; times K_ij too). The cohesion without K_ij is
