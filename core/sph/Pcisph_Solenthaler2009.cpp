@@ -78,7 +78,6 @@ const SphStepResult& Pcisph_Solenthaler2009::step(float maxDt) {
         return model_.last;
     const SphConfig& config = model_.config();
     const bool track = model_.boundary().hasForceTrackedObjects();
-    const bool twoWay = model_.boundary().hasDynamicObjects();
 
     const auto t2 = Clock::now();
     float dt = timeStep_.planned(maxDt);
@@ -135,7 +134,7 @@ const SphStepResult& Pcisph_Solenthaler2009::step(float maxDt) {
     const int restartsForDt = res.restarts - (redoneAfterProjection ? 1 : 0);
     timeStep_.adaptToIterations(it, config.minIterations, restartsForDt > 0 || !res.converged);
     if (res.finite)
-        commit(dt, cur, twoWay, res);
+        commit(dt, cur, res);
     res.msPressure = msSince(t2) - res.msNonPressure;
     res.msTotal = msSince(t0);
     model_.last = res;
@@ -160,7 +159,7 @@ bool Pcisph_Solenthaler2009::projectStartCompression(SphStepResult& res) {
     }
 }
 
-void Pcisph_Solenthaler2009::commit(float dt, int cur, bool twoWay, SphStepResult& res) {
+void Pcisph_Solenthaler2009::commit(float dt, int cur, SphStepResult& res) {
     if (model_.boundary().hasForceTrackedObjects())
         accumulateBoundaryPressureReaction(dt, cur ^ 1);
     // Symplectic Euler: the last prediction is the integrated state.
@@ -169,16 +168,14 @@ void Pcisph_Solenthaler2009::commit(float dt, int cur, bool twoWay, SphStepResul
     state.velocities.swap(model_.predictedVelocity);
     state.densities.swap(model_.predictedDensity);
     model_.bookSourceWork(dt);
-    // Without two-way bodies the force bound uses the non-pressure accelerations only: a bound
-    // on the total (pressure included) collapsed dt after one unconverged step and each cut
-    // raised the pressure further (the eruption from rest at fine radii, issue 9). With dynamic
-    // bodies it is still the total, over the whole fluid: a 3 rho0 box dropped into a pool and
-    // sinking onto the floor squeezed the film under it to 1 000 m/s without it, and the total
-    // over only the fluid touching bodies took dam-break-bodies to 69 m/s (14 m/s with this).
-    // (test_buoyancy, for which it was introduced, no longer needs it.) The bodies' own bound:
+    // The force bound takes the non-pressure accelerations only, with or without bodies. A bound on
+    // the total (pressure included) collapsed dt after one unconverged step and each cut raised the
+    // pressure further (the eruption from rest at fine radii, issue 9). Two-way coupled bodies used
+    // to keep it, over the whole fluid, against the film a heavy box squeezes on the floor; since
+    // a compression a step starts with is projected away (DensityProjection_Macklin2013) it no
+    // longer holds anything there (docs/ALGORITHMS.md §2.1). The bodies' own bound:
     // SimulationBodies::accelerationLimit.
-    const float accelNonPressure = model_.forces().maxAcceleration();
-    const float maxAccel = twoWay ? std::max(accelNonPressure, maxAccelTotal_) : accelNonPressure;
+    const float maxAccel = model_.forces().maxAcceleration();
     model_.time += dt;
     // The velocity filter (FluidModel::filterVelocities). The speed the CFL bound and the
     // statistics see is the larger of the speeds before and after it: the fastest particle
@@ -286,14 +283,14 @@ void Pcisph_Solenthaler2009::computePressureForce(float dt, int cur) {
     const Vec3f g = model_.config().gravity;
     if (walls)
         extrapolateWallPressure(dt, cur);
-    std::atomic<float> maxV2{0.0f}, maxA2{0.0f};
+    std::atomic<float> maxV2{0.0f};
     std::atomic<bool> finite{true};
     const Vec3f* xs = model_.state.positions.data();
     const Vec3f* vs = model_.state.velocities.data();
     model_.forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         const uint32_t* fn = L.blocks[b].fluid.data();
         const uint32_t* bn = L.blocks[b].boundary.data();
-        float lv = 0.0f, la = 0.0f;
+        float lv = 0.0f;
         bool ok = true;
         for (uint32_t i = begin; i < end; ++i) {
             const Vec3f xi = X[i];
@@ -325,19 +322,16 @@ void Pcisph_Solenthaler2009::computePressureForce(float dt, int cur) {
             const Vec3f v = vs[i] + dt * at;
             model_.predictedVelocity[i] = v;
             Xn[i] = xs[i] + dt * v;
-            const float v2 = v.squaredNorm(), a2 = at.squaredNorm();
-            if (!std::isfinite(v2) || !std::isfinite(a2))
+            const float v2 = v.squaredNorm(); // a non-finite acceleration makes v non-finite too
+            if (!std::isfinite(v2))
                 ok = false;
             lv = std::max(lv, v2);
-            la = std::max(la, a2);
         }
         atomicMax(maxV2, lv);
-        atomicMax(maxA2, la);
         if (!ok)
             finite.store(false, std::memory_order_relaxed);
     });
     maxSpeedCandidate_ = std::sqrt(maxV2.load());
-    maxAccelTotal_ = std::sqrt(maxA2.load());
     finiteCandidate_ = finite.load();
 }
 

@@ -58,7 +58,7 @@ private:
     bool projectStartCompression(SphStepResult& res);
     static constexpr int kProjectionRounds = 4;
     /// Commits the last prediction (symplectic Euler) and the step's statistics.
-    void commit(float dt, int cur, bool twoWay, SphStepResult& res);
+    void commit(float dt, int cur, SphStepResult& res);
     float predictDensityAndPressure(float dt, int cur);
     void computePressureForce(float dt, int cur);
     /// Pressure at each wall sample near fluid, extrapolated from the fluid (Adami et al. 2012).
@@ -69,7 +69,6 @@ private:
     std::vector<float> pressureOverRho2_;      // p / rho^2 of the latest iteration
     std::vector<float> wallPressure_;          // read only at the wall samples near fluid
     float maxSpeedCandidate_ = 0.0f;           // of the latest prediction
-    float maxAccelTotal_ = 0.0f; // pressure included: the bound used with two-way coupled bodies
     bool finiteCandidate_ = true;
 };
 
