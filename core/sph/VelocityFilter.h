@@ -1,5 +1,6 @@
 #pragma once
-// Bi-Laplacian velocity filter: damps particle-scale velocity noise, leaves resolved flow alone.
+// Bi-Laplacian velocity filter (in-house): damps particle-scale velocity noise, and real flow with it
+// (docs/SCENES.md: a swirl, a cylinder wake, a shear at walls); per step, not per second.
 //
 //   L(v)_i = sum_j a_ij (v_j - v_i)           (XSPH's smoothing operator, Monaghan 1989)
 //   v     <- v - eps L(L(v))                  (once per step, on the committed velocities)
