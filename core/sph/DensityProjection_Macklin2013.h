@@ -14,7 +14,8 @@
 // (a converged step leaves about that); it works on FluidModel's neighbour lists and boundary
 // samples (which do not move), each particle's total shift bounded by kMaxShift d0 so the lists
 // built at the step's start stay valid. When to call it is the pressure solver's choice
-// (Pcisph_Solenthaler2009::step: when the first attempt fails its guards).
+// (Pcisph_Solenthaler2009::step and Dfsph_Bender2017::step: when the first attempt fails its
+// guards).
 #include "common/Types.h"
 
 #include <vector>

@@ -4,6 +4,7 @@
 // forces, boundary samples, time-step bounds and statistics are FluidModel's and
 // TimeStepController's, the same PCISPH uses; only the pressure solve differs.
 #include "common/Types.h"
+#include "sph/DensityProjection_Macklin2013.h"
 #include "sph/PressureSolverBase.h"
 
 #include <cstdint>
@@ -45,6 +46,14 @@ private:
     /// Dt - rho0) for the density solve.
     float source(uint32_t i, size_t b, float dt, bool divergence) const;
     void accumulateBodyForces();
+    /// Back to the step's start (velocities, warm starts), then DensityProjection_Macklin2013 on
+    /// its positions, at most kProjectionRounds times its shift bound (the lists rebuilt between
+    /// rounds), and the density and factor at the result; recorded in res, true if it moved any.
+    bool projectStartCompression(SphStepResult& res);
+    static constexpr int kProjectionRounds = 4;
+    /// Keeps the velocities and warm starts a restarted attempt starts again from.
+    void keepStart();
+    void restoreStart();
     /// x(t + dt) = x + dt v*, the pressures for display, the statistics.
     void commit(float dt, float maxV2, SphStepResult& res);
 
@@ -55,7 +64,8 @@ private:
     std::vector<float> factor_, divergenceStiffness_, densityStiffness_, stiffnessIncrement_;
     std::vector<Vec3f> startVelocity_; // a restarted step starts again from these
     std::vector<float> startDivergence_, startDensity_;
-    float solvedDt_ = 0.0f; // the dt the kept pressures were solved at (0: none kept)
+    float solvedDt_ = 0.0f;                    // the dt the kept pressures were solved at (0: none kept)
+    DensityProjection_Macklin2013 projection_; // of the compression a step starts with
 };
 
 } // namespace octo
