@@ -51,7 +51,7 @@ struct SphStepResult {
     int restarts = 0;     // times the step was redone with a smaller dt
     size_t contained = 0; // particles put back into the containment box
     size_t escaped = 0;   // of those, particles that were beyond Config::escape (through the walls)
-    // PCISPH, when a first attempt failed its guards: the state's max_i (rho_i - rho0) / rho0
+    // PCISPH and DFSPH, when a first attempt failed its guards: the state's max_i (rho_i - rho0) / rho0
     // (0: not measured) and the updates of DensityProjection_Macklin2013 (then one restart more).
     float startDensityError = 0.0f;
     int projectionIterations = 0;
