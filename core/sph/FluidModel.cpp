@@ -171,18 +171,22 @@ struct CandidateCells {
     /// Appends to out[used..] every candidate j (not skip) with |x - xs[j]|^2 < r2, in ascending order
     /// per cell, branch-free (a neighbour test fails ~85 % of the time at random: a branch per
     /// candidate mispredicts); grows out as needed. Returns the new used.
-    uint32_t append(const Vec3f& x, float r2, const Vec3f* xs, uint32_t skip, std::vector<uint32_t>& out,
-                    uint32_t used) const {
+    uint32_t append(const Vec3f& x, float r2, const PointColumns& xs, uint32_t skip,
+                    std::vector<uint32_t>& out, uint32_t used) const {
         // Cells whose box is farther than the radius hold no neighbour: with cells of edge h about a
-        // quarter of the 27 (corners and edges away from x), and of the candidates with them.
-        const Cell* near[27];
-        int nNear = 0;
+        // quarter of the 27 (corners and edges away from x), and of the candidates with them. The
+        // others make runs where a cell's points follow the previous one's (cells adjacent in rank).
+        uint32_t runBegin[27], runEnd[27];
+        int nRuns = 0;
         size_t room = 0;
         for (int q = 0; q < count; ++q) {
             const Cell& c = cells[q];
             const Vec3f d = (c.lo - x).cwiseMax(x - c.hi).cwiseMax(0.0f);
             if (d.squaredNorm() < r2) {
-                near[nNear++] = &c;
+                if (nRuns > 0 && runEnd[nRuns - 1] == c.begin)
+                    runEnd[nRuns - 1] = c.end;
+                else
+                    runBegin[nRuns] = c.begin, runEnd[nRuns++] = c.end;
                 room += c.end - c.begin;
             }
         }
@@ -196,17 +200,15 @@ struct CandidateCells {
         const Float4 r2v = broadcast4(r2);
         const Int4 lane = {0, 1, 2, 3};
         const Int4 skipv = Int4{} + int32_t(skip);
-        for (int q = 0; q < nNear; ++q) {
-            const uint32_t e = near[q]->end, last = e - 1;
-            for (uint32_t j = near[q]->begin; j < e; j += 4) {
-                // Lanes past the cell's end read its last point and are masked off.
-                const Vec3f& a = xs[j];
-                const Vec3f& b = xs[std::min(j + 1, last)];
-                const Vec3f& c = xs[std::min(j + 2, last)];
-                const Vec3f& d = xs[std::min(j + 3, last)];
-                const Float4 dx = px - Float4{a.x(), b.x(), c.x(), d.x()};
-                const Float4 dy = py - Float4{a.y(), b.y(), c.y(), d.y()};
-                const Float4 dz = pz - Float4{a.z(), b.z(), c.z(), d.z()};
+        for (int q = 0; q < nRuns; ++q) {
+            const uint32_t e = runEnd[q];
+            for (uint32_t j = runBegin[q]; j < e; j += 4) {
+                // Lanes past the run's end read the next points (or the columns' padding), masked off.
+                Float4 xj, yj, zj;
+                std::memcpy(&xj, xs.x.data() + j, sizeof xj);
+                std::memcpy(&yj, xs.y.data() + j, sizeof yj);
+                std::memcpy(&zj, xs.z.data() + j, sizeof zj);
+                const Float4 dx = px - xj, dy = py - yj, dz = pz - zj;
                 const Float4 r2j = sum3(dx * dx, dy * dy, dz * dz); // (x - xj).squaredNorm()
                 const Int4 idx = Int4{} + int32_t(j) + lane;
                 const Int4 keep = (r2j < r2v) & (idx != skipv) & (lane < Int4{} + int32_t(e - j));
@@ -229,6 +231,8 @@ void FluidModel::buildNeighborLists() {
     const auto xb = boundary_.sortedPositions();
     const bool hasBoundary = !xb.empty();
     const Vec3f* xs = state.positions.data();
+    fluidColumns_.assign(state.positions);
+    boundaryColumns_.assign(xb); // bodies move: copied every step (O(n), small next to the search)
     constexpr uint32_t none = std::numeric_limits<uint32_t>::max();
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         NeighborLists::Block& blk = lists.blocks[b];
@@ -238,12 +242,12 @@ void FluidModel::buildNeighborLists() {
             const Vec3f xi = xs[i];
             fluidCells.gather(grid_, xi, h_);
             lists.fluidBegin[i] = nFluid;
-            nFluid = fluidCells.append(xi, h2, xs, i, blk.fluid, nFluid);
+            nFluid = fluidCells.append(xi, h2, fluidColumns_, i, blk.fluid, nFluid);
             lists.fluidCount[i] = nFluid - lists.fluidBegin[i];
             lists.boundaryBegin[i] = nBoundary;
             if (hasBoundary) {
                 boundaryCells.gather(bgrid, xi, h_);
-                nBoundary = boundaryCells.append(xi, h2, xb.data(), none, blk.boundary, nBoundary);
+                nBoundary = boundaryCells.append(xi, h2, boundaryColumns_, none, blk.boundary, nBoundary);
             }
             lists.boundaryCount[i] = nBoundary - lists.boundaryBegin[i];
         }
