@@ -248,7 +248,10 @@ void FluidModel::buildNeighborLists() {
     constexpr uint32_t none = std::numeric_limits<uint32_t>::max();
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         NeighborLists::Block& blk = lists.blocks[b];
-        CandidateCells fluidCells, boundaryCells;
+        // The walls' grid is not aligned with the fluid's: the particles of one fluid cell lie in up
+        // to 2 wall cells per axis, in turn. One set of candidates per parity of the wall cell's
+        // coordinates keeps each of them (2 neighbouring cells differ in parity).
+        CandidateCells fluidCells, boundaryCells[8];
         uint32_t nFluid = 0, nBoundary = 0;
         for (uint32_t i = begin; i < end; ++i) {
             const Vec3f xi = xs[i];
@@ -258,8 +261,10 @@ void FluidModel::buildNeighborLists() {
             lists.fluidCount[i] = nFluid - lists.fluidBegin[i];
             lists.boundaryBegin[i] = nBoundary;
             if (hasBoundary) {
-                boundaryCells.gather(bgrid, xi, h_);
-                nBoundary = boundaryCells.append(xi, h2, boundaryColumns_, none, blk.boundary, nBoundary);
+                const Vec3i c = bgrid.cellOf(xi);
+                CandidateCells& cells = boundaryCells[(c.x() & 1) | (c.y() & 1) << 1 | (c.z() & 1) << 2];
+                cells.gather(bgrid, xi, h_);
+                nBoundary = cells.append(xi, h2, boundaryColumns_, none, blk.boundary, nBoundary);
             }
             lists.boundaryCount[i] = nBoundary - lists.boundaryBegin[i];
         }
