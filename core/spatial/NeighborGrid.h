@@ -13,6 +13,7 @@
 #include "common/Types.h"
 #include <limits>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 namespace octo {
@@ -72,7 +73,8 @@ public:
     template <class F> void forEachCandidateRange(const Vec3f& x, float radius, F&& f) const;
     /// As forEachCandidateRange, with each cell's box: f(begin, end, lo, hi). A border cell's box
     /// reaches to infinity outwards (it holds the points clamped into it), so a caller may skip every
-    /// cell whose box is farther from its query point than the radius without missing a point.
+    /// cell whose box is farther from its query point than the radius without missing a point. With
+    /// radius <= cell edge, f may take a fifth argument: the cell's place in the 3x3x3 block (0..2).
     template <class F> void forEachCandidateCell(const Vec3f& x, float radius, F&& f) const;
     /// Calls f(begin, end) for each non-empty cell overlapping the box [lo, hi] (clamped to the
     /// grid) until f returns false; returns false if it stopped early.
@@ -174,8 +176,14 @@ template <class F> void NeighborGrid::forEachCandidateCell(const Vec3f& x, float
             for (int xx = 0; xx <= nx; ++xx) {
                 const uint32_t r = (brickZY + brick[0][xx]) * 512u + (bitsZY | bits[0][xx]);
                 const uint32_t b = cellStart_[r], e = cellStart_[r + 1];
-                if (b != e)
-                    f(b, e, Vec3f(lo[0][xx], lo[1][y], lo[2][z]), Vec3f(hi[0][xx], hi[1][y], hi[2][z]));
+                if (b == e)
+                    continue;
+                const Vec3f cellLo(lo[0][xx], lo[1][y], lo[2][z]), cellHi(hi[0][xx], hi[1][y], hi[2][z]);
+                if constexpr (std::is_invocable_v<F&, uint32_t, uint32_t, const Vec3f&, const Vec3f&,
+                                                  const Vec3i&>)
+                    f(b, e, cellLo, cellHi, Vec3i(xx, y, z));
+                else
+                    f(b, e, cellLo, cellHi);
             }
         }
 }
@@ -191,9 +199,15 @@ template <class F> void NeighborGrid::forEachCandidateCellIn(const Vec3i& c0, co
             for (int xx = c0.x(); xx <= c1.x(); ++xx) {
                 const uint32_t r = rankOf(Vec3i(xx, y, z));
                 const uint32_t b = cellStart_[r], e = cellStart_[r + 1];
-                if (b != e)
-                    f(b, e, Vec3f(lower(0, xx), lower(1, y), lower(2, z)),
-                      Vec3f(upper(0, xx), upper(1, y), upper(2, z)));
+                if (b == e)
+                    continue;
+                const Vec3f lo(lower(0, xx), lower(1, y), lower(2, z)),
+                    hi(upper(0, xx), upper(1, y), upper(2, z));
+                if constexpr (std::is_invocable_v<F&, uint32_t, uint32_t, const Vec3f&, const Vec3f&,
+                                                  const Vec3i&>)
+                    f(b, e, lo, hi, Vec3i(xx, y, z) - c0);
+                else
+                    f(b, e, lo, hi);
             }
 }
 template <class F> bool NeighborGrid::forEachRangeInBox(const Vec3f& lo, const Vec3f& hi, F&& f) const {

@@ -1,5 +1,6 @@
 #include "sph/FluidModel.h"
 
+#include "spatial/Lanes.h"
 #include "sph/ParallelUtil.h"
 
 #include <tbb/parallel_for.h>
@@ -10,6 +11,7 @@
 #include <cassert>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <stdexcept>
@@ -137,15 +139,24 @@ void FluidModel::sortParticles(std::initializer_list<std::vector<float>*> sorted
 }
 
 namespace {
+// For each 4-bit mask, the lanes whose bit is set, ascending (the rest 0: written, then overwritten).
+constexpr int32_t kCompact4[16][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0},
+                                      {2, 0, 0, 0}, {0, 2, 0, 0}, {1, 2, 0, 0}, {0, 1, 2, 0},
+                                      {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+                                      {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
+// Their counts (the default build targets SSE2, without a popcount instruction).
+constexpr uint32_t kCount4[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
 // The non-empty cells around one query cell, with their boxes (NeighborGrid::forEachCandidateCell).
 struct CandidateCells {
     struct Cell {
         uint32_t begin, end;
-        Vec3f lo, hi;
+        uint8_t ix, iy, iz; // place in the 3x3x3 block
     };
     Cell cells[27];
     int count = 0;
     Vec3i key{-1, -1, -1};
+    float lo[3][3], hi[3][3]; // the block's cell bounds per axis (border cells reach to infinity)
 
     void gather(const NeighborGrid& grid, const Vec3f& x, float radius) {
         const Vec3i c = grid.cellOf(x);
@@ -154,36 +165,73 @@ struct CandidateCells {
         key = c;
         count = 0;
         assert(grid.cellSize() >= radius * (1.0f - 1e-6f)); // 27 cells reach the radius
-        grid.forEachCandidateCell(x, radius, [&](uint32_t b, uint32_t e, const Vec3f& lo, const Vec3f& hi) {
-            cells[count++] = {b, e, lo, hi};
-        });
+        grid.forEachCandidateCell(
+            x, radius, [&](uint32_t b, uint32_t e, const Vec3f& cellLo, const Vec3f& cellHi, const Vec3i& q) {
+                cells[count++] = {b, e, uint8_t(q.x()), uint8_t(q.y()), uint8_t(q.z())};
+                for (int a = 0; a < 3; ++a)
+                    lo[a][q[a]] = cellLo[a], hi[a][q[a]] = cellHi[a];
+            });
     }
-    /// Appends to out[used..] every candidate j (not skip) with |x - xs[j]|^2 < r2, branch-free (a
-    /// neighbour test fails ~85 % of the time at random: a branch per candidate mispredicts); out
-    /// must have room for every candidate of the cells within reach. Returns the new used.
-    uint32_t append(const Vec3f& x, float r2, const Vec3f* xs, uint32_t skip, std::vector<uint32_t>& out,
-                    uint32_t used) const {
+    /// Appends to out[used..] every candidate j (not skip) with |x - xs[j]|^2 < r2, in ascending order
+    /// per cell, branch-free (a neighbour test fails ~85 % of the time at random: a branch per
+    /// candidate mispredicts); grows out as needed. Returns the new used.
+    uint32_t append(const Vec3f& x, float r2, const PointColumns& xs, uint32_t skip,
+                    std::vector<uint32_t>& out, uint32_t used) const {
         // Cells whose box is farther than the radius hold no neighbour: with cells of edge h about a
-        // quarter of the 27 (corners and edges away from x), and of the candidates with them.
-        const Cell* near[27];
-        int nNear = 0;
+        // quarter of the 27 (corners and edges away from x), and of the candidates with them. The
+        // others make runs where a cell's points follow the previous one's (cells adjacent in rank).
+        uint32_t runBegin[27], runEnd[27];
+        int nRuns = 0;
         size_t room = 0;
+        // A cell's squared distance is a sum of one term per axis, and the block has 3 cells per
+        // axis: 9 terms instead of 3 per cell; summed as Eigen's squaredNorm of the distance vector
+        // (x + (y + z)), so the same cells pass.
+        float d2[3][3];
+        for (int a = 0; a < 3; ++a)
+            for (int k = 0; k < 3; ++k) {
+                const float d = std::max(std::max(lo[a][k] - x[a], x[a] - hi[a][k]), 0.0f);
+                d2[a][k] = d * d;
+            }
         for (int q = 0; q < count; ++q) {
             const Cell& c = cells[q];
-            const Vec3f d = (c.lo - x).cwiseMax(x - c.hi).cwiseMax(0.0f);
-            if (d.squaredNorm() < r2) {
-                near[nNear++] = &c;
+            if (d2[0][c.ix] + (d2[1][c.iy] + d2[2][c.iz]) < r2) {
+                if (nRuns > 0 && runEnd[nRuns - 1] == c.begin)
+                    runEnd[nRuns - 1] = c.end;
+                else
+                    runBegin[nRuns] = c.begin, runEnd[nRuns++] = c.end;
                 room += c.end - c.begin;
             }
         }
-        if (out.size() < used + room) // grows a few times in the first steps, then never
-            out.resize(std::max(2 * out.size(), used + room));
+        // Four candidates at a time; the kept indices of each four are packed to the front
+        // (ascending, so the lists equal the scalar loop's) and stored as one 16-byte write, which
+        // may run 3 entries past the last one kept: out keeps that slack.
+        if (out.size() < used + room + 3) // grows a few times in the first steps, then never
+            out.resize(std::max(2 * out.size(), used + room + 3));
         uint32_t* dst = out.data();
-        for (int q = 0; q < nNear; ++q)
-            for (uint32_t j = near[q]->begin; j < near[q]->end; ++j) {
-                dst[used] = j;
-                used += uint32_t((x - xs[j]).squaredNorm() < r2) & uint32_t(j != skip);
+        const Float4 px = broadcast4(x.x()), py = broadcast4(x.y()), pz = broadcast4(x.z());
+        const Float4 r2v = broadcast4(r2);
+        const Int4 lane = {0, 1, 2, 3};
+        const Int4 skipv = Int4{} + int32_t(skip);
+        for (int q = 0; q < nRuns; ++q) {
+            const uint32_t e = runEnd[q];
+            for (uint32_t j = runBegin[q]; j < e; j += 4) {
+                // Lanes past the run's end read the next points (or the columns' padding), masked off.
+                Float4 xj, yj, zj;
+                std::memcpy(&xj, xs.x.data() + j, sizeof xj);
+                std::memcpy(&yj, xs.y.data() + j, sizeof yj);
+                std::memcpy(&zj, xs.z.data() + j, sizeof zj);
+                const Float4 dx = px - xj, dy = py - yj, dz = pz - zj;
+                const Float4 r2j = sum3(dx * dx, dy * dy, dz * dz); // (x - xj).squaredNorm()
+                const Int4 idx = Int4{} + int32_t(j) + lane;
+                const Int4 keep = (r2j < r2v) & (idx != skipv) & (lane < Int4{} + int32_t(e - j));
+                const unsigned bits = laneBits4(keep);
+                Int4 packed;
+                std::memcpy(&packed, kCompact4[bits], sizeof packed);
+                packed += Int4{} + int32_t(j);
+                std::memcpy(dst + used, &packed, sizeof packed);
+                used += kCount4[bits];
             }
+        }
         return used;
     }
 };
@@ -195,21 +243,28 @@ void FluidModel::buildNeighborLists() {
     const auto xb = boundary_.sortedPositions();
     const bool hasBoundary = !xb.empty();
     const Vec3f* xs = state.positions.data();
+    fluidColumns_.assign(state.positions);
+    boundaryColumns_.assign(xb); // bodies move: copied every step (O(n), small next to the search)
     constexpr uint32_t none = std::numeric_limits<uint32_t>::max();
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         NeighborLists::Block& blk = lists.blocks[b];
-        CandidateCells fluidCells, boundaryCells;
+        // The walls' grid is not aligned with the fluid's: the particles of one fluid cell lie in up
+        // to 2 wall cells per axis, in turn. One set of candidates per parity of the wall cell's
+        // coordinates keeps each of them (2 neighbouring cells differ in parity).
+        CandidateCells fluidCells, boundaryCells[8];
         uint32_t nFluid = 0, nBoundary = 0;
         for (uint32_t i = begin; i < end; ++i) {
             const Vec3f xi = xs[i];
             fluidCells.gather(grid_, xi, h_);
             lists.fluidBegin[i] = nFluid;
-            nFluid = fluidCells.append(xi, h2, xs, i, blk.fluid, nFluid);
+            nFluid = fluidCells.append(xi, h2, fluidColumns_, i, blk.fluid, nFluid);
             lists.fluidCount[i] = nFluid - lists.fluidBegin[i];
             lists.boundaryBegin[i] = nBoundary;
             if (hasBoundary) {
-                boundaryCells.gather(bgrid, xi, h_);
-                nBoundary = boundaryCells.append(xi, h2, xb.data(), none, blk.boundary, nBoundary);
+                const Vec3i c = bgrid.cellOf(xi);
+                CandidateCells& cells = boundaryCells[(c.x() & 1) | (c.y() & 1) << 1 | (c.z() & 1) << 2];
+                cells.gather(bgrid, xi, h_);
+                nBoundary = cells.append(xi, h2, boundaryColumns_, none, blk.boundary, nBoundary);
             }
             lists.boundaryCount[i] = nBoundary - lists.boundaryBegin[i];
         }

@@ -13,6 +13,7 @@
 #include "common/Types.h"
 #include "spatial/KernelTable.h"
 #include "spatial/NeighborGrid.h"
+#include "spatial/PointColumns.h"
 #include "spatial/SphKernel.h"
 #include "sph/BoundaryForceBuffer.h"
 #include "sph/BoundaryModel.h"
@@ -154,6 +155,7 @@ private:
     std::function<void(float)> boundaryMotion_;
     double sourceWork_ = 0.0;
     NeighborGrid grid_;
+    PointColumns fluidColumns_, boundaryColumns_; // the sorted positions, for the neighbour search
     std::vector<Vec3f> scratchVec_;
     std::vector<float> scratchFloat_;
     std::vector<uint32_t> scratchId_;
