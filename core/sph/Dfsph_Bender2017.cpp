@@ -322,7 +322,6 @@ const SphStepResult& Dfsph_Bender2017::step(float maxDt) {
                             {&divergenceStiffness_, &densityStiffness_})) // warm starts follow the sort
         return model_.last;
     const SphConfig& config = model_.config();
-    FluidState& state = model_.state;
     const bool track = model_.boundary().hasForceTrackedObjects();
     const auto t2 = Clock::now();
     computeDensityAndFactor();
