@@ -112,7 +112,8 @@ void MainWindow::buildCentralWidget() {
     // a line says so until the scene's first frame.
     settlingBanner_ = new QLabel(central);
     settlingBanner_->setObjectName("settlingBanner");
-    settlingBanner_->setStyleSheet("#settlingBanner { background: #1e2a3a; padding: 4px 8px; }");
+    settlingBanner_->setStyleSheet(
+        "#settlingBanner { background: #1e2a3a; color: #e8eef6; padding: 4px 8px; }");
     settlingBanner_->setVisible(false);
     column->addWidget(settlingBanner_);
     column->addWidget(viewport_, 1);
@@ -134,6 +135,7 @@ void MainWindow::connectWorker() {
         statusBar()->showMessage("Loaded scene " + s, 4000);
         statsPanel_->clear();
     });
+    connect(worker_, &SimulationWorker::resetDone, this, [this] { settlingBuilt_ = true; });
     connect(worker_, &SimulationWorker::bodyAdded, this, [this](int id, const QString& shape) {
         statusBar()->showMessage(QString("Added %1 #%2").arg(shape).arg(id), 4000);
     });

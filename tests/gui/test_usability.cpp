@@ -163,6 +163,12 @@ private slots:
         QVERIFY(waitForScene(w, "dam-break", 120000));
         QCOMPARE(w.settlingText(), QString());
         QCOMPARE(w.viewport()->frame()->snapshot->time, 0.0);
+        // A reset builds the scene again, with the same settling.
+        const uint64_t before = w.viewport()->frame()->serial;
+        w.findChild<QAction*>("actReset")->trigger();
+        QVERIFY2(w.settlingText().startsWith("Settling the start (0.05 s"), qPrintable(w.settlingText()));
+        QTRY_VERIFY_WITH_TIMEOUT(w.viewport()->frame()->serial != before, 120000);
+        QTRY_COMPARE(w.settlingText(), QString());
     }
 
     void shortcutsWorkWhileANumberFieldHasFocus() {
