@@ -108,6 +108,14 @@ void MainWindow::buildCentralWidget() {
     auto* bannerRow = new QHBoxLayout(problemBanner_);
     bannerRow->setContentsMargins(8, 4, 8, 4);
     column->addWidget(problemBanner_);
+    // The start settling runs while the worker builds the scene (seconds, with nothing to show):
+    // a line says so until the scene's first frame.
+    settlingBanner_ = new QLabel(central);
+    settlingBanner_->setObjectName("settlingBanner");
+    settlingBanner_->setStyleSheet(
+        "#settlingBanner { background: #1e2a3a; color: #e8eef6; padding: 4px 8px; }");
+    settlingBanner_->setVisible(false);
+    column->addWidget(settlingBanner_);
     column->addWidget(viewport_, 1);
     problemBanner_->setVisible(false);
     setCentralWidget(central);
@@ -122,10 +130,12 @@ void MainWindow::connectWorker() {
         capture_->fail("simulation blew up: " + m);
     });
     connect(worker_, &SimulationWorker::sceneLoaded, this, [this](const QString& s) {
+        settlingBuilt_ = s.toStdString() == requestedScene_; // its first frame hides the banner
         clearProblem();
         statusBar()->showMessage("Loaded scene " + s, 4000);
         statsPanel_->clear();
     });
+    connect(worker_, &SimulationWorker::resetDone, this, [this] { settlingBuilt_ = true; });
     connect(worker_, &SimulationWorker::bodyAdded, this, [this](int id, const QString& shape) {
         statusBar()->showMessage(QString("Added %1 #%2").arg(shape).arg(id), 4000);
     });
@@ -242,6 +252,10 @@ void MainWindow::poll() {
 
 void MainWindow::present(const PublishedFramePtr& frame) {
     shownSerial_ = frame->serial;
+    if (settlingBuilt_ && frame->scene == requestedScene_) {
+        settlingBuilt_ = false;
+        settlingBanner_->setVisible(false);
+    }
     viewport_->setFrame(frame);
     if (!frame->snapshot)
         return;

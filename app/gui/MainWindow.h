@@ -57,6 +57,8 @@ public:
     QLabel* problemLabel() const { return problemLabel_; }
     /// Last problem shown in the banner (blow-up, scene error, recording failure).
     QString lastProblem() const { return lastProblem_; }
+    /// The line above the view while a scene builds with its start settling ("" when none shows).
+    QString settlingText() const;
     /// The Scene dock's line about the running scene (name, size, its description).
     QString sceneInfoText() const;
     /// The status bar's rates ("12.3 steps/s | 0.31x real time").
@@ -144,6 +146,10 @@ private:
     void onParameterEdited(const QString& name, double value);
     void warnAboutLeafSize(double leafSize);
     void postLoad(const std::string& scene, const std::vector<std::string>& overrides);
+    /// The start settling a load runs before t = 0: the scene file's value, then the overrides'.
+    static double startSettlingOf(const std::string& scene, const std::vector<std::string>& overrides);
+    /// Says that the scene builds for a while (seconds > 0) until its first frame shows.
+    void showSettling(double seconds);
     void applySavedParameters(double radius);
     void syncParameterWidgets(const PublishedFrame& frame);
 
@@ -175,6 +181,8 @@ private:
     class QDockWidget *leftDock_ = nullptr, *rightDock_ = nullptr, *parameterDock_ = nullptr;
     QLabel* problemLabel_ = nullptr;
     QWidget* problemBanner_ = nullptr;
+    QLabel* settlingBanner_ = nullptr; ///< "Settling the start ..." while the worker builds the scene
+    bool settlingBuilt_ = false;       ///< the worker has built the scene the banner waits for
     QPushButton* problemReset_ = nullptr;
     QComboBox* sceneCombo_ = nullptr;
     QComboBox* presetCombo_ = nullptr;

@@ -42,6 +42,8 @@ QMenu* MainWindow::buildSimulationMenu() {
     actStep_->setObjectName("actStep");
     actReset_ = sim->addAction("&Reset", QKeySequence(Qt::Key_R), this, [this] {
         clearProblem();
+        const PublishedFramePtr f = worker_->latestFrame(); // a reset settles the start again
+        showSettling(f ? f->parameters.get(Param::startSettling) : 0.0);
         worker_->reset();
     });
     actReset_->setObjectName("actReset");

@@ -10,9 +10,11 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLabel>
 #include <QSettings>
 #include <QStatusBar>
 #include <cmath>
+#include <cstdlib>
 
 namespace octo::app {
 
@@ -36,6 +38,8 @@ void MainWindow::openSceneDialog() {
 }
 
 void MainWindow::onWorkerError(const QString& message) {
+    if (!settlingBuilt_) // the worker was building a scene and failed: nothing settles any more
+        settlingBanner_->setVisible(false);
     if (!requestedScene_.empty() && requestedScene_ != currentScene_ && !currentScene_.empty()) {
         // The worker could not build the requested scene and kept the running one.
         showProblem(couldNotLoad(requestedScene_, message, currentScene_));
@@ -113,6 +117,7 @@ void MainWindow::selectSceneInCombo(const std::string& scene) {
 
 void MainWindow::postLoad(const std::string& scene, const std::vector<std::string>& overrides) {
     requestedScene_ = scene;
+    showSettling(startSettlingOf(scene, overrides));
     // A scene switch keeps the play state: playing goes on playing, paused stays paused.
     const bool playing = worker_->isPlaying();
     worker_->loadScene(scene, overrides);
@@ -122,6 +127,36 @@ void MainWindow::postLoad(const std::string& scene, const std::vector<std::strin
         requestedRadius_ = *r;
     if (options_.persistSettings)
         applySavedParameters(requestedRadius_);
+}
+
+double MainWindow::startSettlingOf(const std::string& scene, const std::vector<std::string>& overrides) {
+    double seconds = 0.0;
+    auto take = [&](const std::string& name, const std::string& value) {
+        if (name == "startSettling")
+            seconds = std::strtod(value.c_str(), nullptr);
+    };
+    try {
+        for (const auto& [name, value] : describeScene(scene).parameters)
+            take(name, value);
+    } catch (const std::exception&) {
+        // a name only the model factory knows: its overrides alone
+    }
+    for (const auto& o : overrides)
+        if (const size_t eq = o.find('='); eq != std::string::npos)
+            take(o.substr(0, eq), o.substr(eq + 1));
+    return seconds;
+}
+
+void MainWindow::showSettling(double seconds) {
+    settlingBuilt_ = false;
+    if (seconds > 0.0)
+        settlingBanner_->setText(
+            QString("Settling the start (%1 s simulated) before t = 0\u2026").arg(seconds, 0, 'f', 2));
+    settlingBanner_->setVisible(seconds > 0.0);
+}
+
+QString MainWindow::settlingText() const {
+    return settlingBanner_->isHidden() ? QString() : settlingBanner_->text();
 }
 
 void MainWindow::applySavedParameters(double radius) {

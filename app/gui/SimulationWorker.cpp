@@ -245,6 +245,7 @@ void SimulationWorker::applyToModel(const WorkerCommand& c) {
         brokenReported_ = false;
         lastGoodStep_ = 0;
         dirty_ = true;
+        emit resetDone();
         break;
     case T::SetParameter:
         model_->setParameter(c.text, c.value); // ParameterError names the range

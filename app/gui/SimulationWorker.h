@@ -139,6 +139,8 @@ public:
 
 signals:
     void sceneLoaded(const QString& scene);
+    /// A Reset command rebuilt the scene (with its start settling); its first frame follows.
+    void resetDone();
     void errorOccurred(const QString& message);
     void blowUp(const QString& message, qulonglong lastGoodStep);
     void targetReached(double time);

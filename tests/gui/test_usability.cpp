@@ -146,6 +146,31 @@ private slots:
         QCOMPARE(combo->currentText(), QString("dam-break"));
     }
 
+    void startSettlingIsAnnouncedUntilTheFirstFrame() {
+        // The core builds the scene with its start settling before t = 0 (seconds at fine
+        // resolutions, with nothing to show): a line above the view says so until the first frame.
+        app::MainWindowOptions o = options(false, false);
+        o.factory = {}; // the real simulation
+        o.scene.clear();
+        o.overrides = {"particleRadius=0.02", "startSettling=0.05"};
+        app::MainWindow w(o);
+        w.show();
+        QCOMPARE(w.settlingText(), QString());
+        w.loadScene("dam-break");
+        // Shown at once: the GUI thread has not handled a frame since the request.
+        QVERIFY2(w.settlingText().startsWith("Settling the start (0.05 s simulated) before t = 0"),
+                 qPrintable(w.settlingText()));
+        QVERIFY(waitForScene(w, "dam-break", 120000));
+        QCOMPARE(w.settlingText(), QString());
+        QCOMPARE(w.viewport()->frame()->snapshot->time, 0.0);
+        // A reset builds the scene again, with the same settling.
+        const uint64_t before = w.viewport()->frame()->serial;
+        w.findChild<QAction*>("actReset")->trigger();
+        QVERIFY2(w.settlingText().startsWith("Settling the start (0.05 s"), qPrintable(w.settlingText()));
+        QTRY_VERIFY_WITH_TIMEOUT(w.viewport()->frame()->serial != before, 120000);
+        QTRY_COMPARE(w.settlingText(), QString());
+    }
+
     void shortcutsWorkWhileANumberFieldHasFocus() {
         app::MainWindow w(options(false, false));
         w.show();
