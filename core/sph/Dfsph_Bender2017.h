@@ -45,6 +45,11 @@ private:
     /// / Dt) for the divergence solve (0 in a deficient neighbourhood), max(0, rho_i + dt D rho_i /
     /// Dt - rho0) for the density solve.
     float source(uint32_t i, size_t b, float dt, bool divergence) const;
+    /// source() of particles i and i + 1 (both of block b), their sums side by side so the core
+    /// overlaps the two chains of additions; each in source()'s order (bit for bit its results).
+    std::pair<float, float> sourcePair(uint32_t i, size_t b, float dt, bool divergence) const;
+    /// The source from the rate D rho_i / Dt (source()).
+    float sourceFromRate(uint32_t i, float rate, float dt, bool divergence) const;
     void accumulateBodyForces();
     /// Back to the step's start (velocities, warm starts), then DensityProjection_Macklin2013 on
     /// its positions, at most kProjectionRounds times its shift bound (the lists rebuilt between
