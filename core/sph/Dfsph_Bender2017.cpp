@@ -30,13 +30,13 @@
 #include "sph/ParallelUtil.h"
 #include "sph/TimeStepController.h"
 
+#include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <span>
 #include <tuple>
 
 namespace octo {
@@ -87,10 +87,6 @@ inline Float4 load4(const Vec3f& v) { // reads the float after v: arrays keep on
 }
 inline Float4 lanes(const Vec3f& v) {
     return Float4{v.x(), v.y(), v.z(), 0.0f};
-}
-/// Lane k of points[j], reading past j only below last (arrays without padding).
-inline Float4 load4(std::span<const Vec3f> points, uint32_t j) {
-    return j + 1 < points.size() ? load4(points[j]) : lanes(points[j]);
 }
 /// (vi - vj) . g in Eigen's order for Vec3f: x + (y + z).
 inline float rateTerm(Float4 vi, Float4 vj, Float4 g) {
@@ -153,20 +149,20 @@ void Dfsph_Bender2017::computeDensityAndFactor() {
 
 float Dfsph_Bender2017::source(uint32_t i, size_t b, float dt, bool divergence) const {
     // D rho_i / Dt = sum_j m v_ij . grad W_ij + sum_k Psi_k v_ik . grad W_ik at the current velocities.
-    const std::span<const Vec3f> V = model_.predictedVelocity;
-    const auto vb = model_.boundary().sortedVelocities();
+    const Float4* V = velocity4_.data();
+    const Float4* vb = boundaryVelocity4_.data();
     const FluidModel::NeighborLists& L = model_.lists;
     const FluidModel::NeighborLists::Block& blk = L.blocks[b];
-    const Float4 vi = lanes(V[i]);
+    const Float4 vi = V[i];
     float rate = 0.0f;
     const uint32_t* nb = blk.fluid.data() + L.fluidBegin[i];
     const Vec3f* gf = gradients_[b].fluid.data() + L.fluidBegin[i];
     for (uint32_t q = 0, cnt = L.fluidCount[i]; q < cnt; ++q)
-        rate += rateTerm(vi, load4(V, nb[q]), load4(gf[q]));
+        rate += rateTerm(vi, V[nb[q]], load4(gf[q]));
     const uint32_t* bnb = blk.boundary.data() + L.boundaryBegin[i];
     const Vec3f* gb = gradients_[b].boundary.data() + L.boundaryBegin[i];
     for (uint32_t q = 0, cnt = L.boundaryCount[i]; q < cnt; ++q)
-        rate += rateTerm(vi, load4(vb, bnb[q]), load4(gb[q]));
+        rate += rateTerm(vi, vb[bnb[q]], load4(gb[q]));
     return sourceFromRate(i, rate, dt, divergence);
 }
 
@@ -178,12 +174,12 @@ float Dfsph_Bender2017::sourceFromRate(uint32_t i, float rate, float dt, bool di
 }
 
 std::pair<float, float> Dfsph_Bender2017::sourcePair(uint32_t i, size_t b, float dt, bool divergence) const {
-    const std::span<const Vec3f> V = model_.predictedVelocity;
-    const auto vb = model_.boundary().sortedVelocities();
+    const Float4* V = velocity4_.data();
+    const Float4* vb = boundaryVelocity4_.data();
     const FluidModel::NeighborLists& L = model_.lists;
     const FluidModel::NeighborLists::Block& blk = L.blocks[b];
     const uint32_t k = i + 1;
-    const Float4 vi = lanes(V[i]), vk = lanes(V[k]);
+    const Float4 vi = V[i], vk = V[k];
     float rateI = 0.0f, rateK = 0.0f;
     {
         const uint32_t *nbI = blk.fluid.data() + L.fluidBegin[i], *nbK = blk.fluid.data() + L.fluidBegin[k];
@@ -192,13 +188,13 @@ std::pair<float, float> Dfsph_Bender2017::sourcePair(uint32_t i, size_t b, float
         const uint32_t cntI = L.fluidCount[i], cntK = L.fluidCount[k], both = std::min(cntI, cntK);
         uint32_t q = 0;
         for (; q < both; ++q) {
-            rateI += rateTerm(vi, load4(V, nbI[q]), load4(gI[q]));
-            rateK += rateTerm(vk, load4(V, nbK[q]), load4(gK[q]));
+            rateI += rateTerm(vi, V[nbI[q]], load4(gI[q]));
+            rateK += rateTerm(vk, V[nbK[q]], load4(gK[q]));
         }
         for (uint32_t r = q; r < cntI; ++r)
-            rateI += rateTerm(vi, load4(V, nbI[r]), load4(gI[r]));
+            rateI += rateTerm(vi, V[nbI[r]], load4(gI[r]));
         for (uint32_t r = q; r < cntK; ++r)
-            rateK += rateTerm(vk, load4(V, nbK[r]), load4(gK[r]));
+            rateK += rateTerm(vk, V[nbK[r]], load4(gK[r]));
     }
     {
         const uint32_t *nbI = blk.boundary.data() + L.boundaryBegin[i],
@@ -208,13 +204,13 @@ std::pair<float, float> Dfsph_Bender2017::sourcePair(uint32_t i, size_t b, float
         const uint32_t cntI = L.boundaryCount[i], cntK = L.boundaryCount[k], both = std::min(cntI, cntK);
         uint32_t q = 0;
         for (; q < both; ++q) {
-            rateI += rateTerm(vi, load4(vb, nbI[q]), load4(gI[q]));
-            rateK += rateTerm(vk, load4(vb, nbK[q]), load4(gK[q]));
+            rateI += rateTerm(vi, vb[nbI[q]], load4(gI[q]));
+            rateK += rateTerm(vk, vb[nbK[q]], load4(gK[q]));
         }
         for (uint32_t r = q; r < cntI; ++r)
-            rateI += rateTerm(vi, load4(vb, nbI[r]), load4(gI[r]));
+            rateI += rateTerm(vi, vb[nbI[r]], load4(gI[r]));
         for (uint32_t r = q; r < cntK; ++r)
-            rateK += rateTerm(vk, load4(vb, nbK[r]), load4(gK[r]));
+            rateK += rateTerm(vk, vb[nbK[r]], load4(gK[r]));
     }
     return {sourceFromRate(i, rateI, dt, divergence), sourceFromRate(k, rateK, dt, divergence)};
 }
@@ -305,16 +301,35 @@ void Dfsph_Bender2017::applyPressureIncrement(float dt) {
                 ak -= broadcast4(dpk + dp[nbK[r]]) * load4(gK[r]);
             applyBoundaryIncrement(ai, dpi, grad.boundary.data() + L.boundaryBegin[i], L.boundaryCount[i]);
             V[i] += dt * Vec3f(ai[0], ai[1], ai[2]);
+            velocity4_[i] = lanes(V[i]);
             if (k != i) {
                 applyBoundaryIncrement(ak, dpk, grad.boundary.data() + L.boundaryBegin[k],
                                        L.boundaryCount[k]);
                 V[k] += dt * Vec3f(ak[0], ak[1], ak[2]);
+                velocity4_[k] = lanes(V[k]);
             }
         }
     });
 }
 
+void Dfsph_Bender2017::keepVelocityLanes() {
+    const std::vector<Vec3f>& V = model_.predictedVelocity;
+    const auto vb = model_.boundary().sortedVelocities();
+    velocity4_.resize(V.size());
+    boundaryVelocity4_.resize(vb.size());
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, std::max(V.size(), vb.size()), 4096),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t i = r.begin(); i < r.end(); ++i) {
+                              if (i < V.size())
+                                  velocity4_[i] = lanes(V[i]);
+                              if (i < vb.size())
+                                  boundaryVelocity4_[i] = lanes(vb[i]);
+                          }
+                      });
+}
+
 void Dfsph_Bender2017::warmStart(float dt, bool divergence) {
+    keepVelocityLanes();
     // Half the previous step's impulse, rescaled to this dt and capped (kWarmStart), where the
     // source compresses the particle before any pressure acts (D rho / Dt > 0 in a full
     // neighbourhood, or a predicted density above rho0); 0 elsewhere: a stale pressure on a

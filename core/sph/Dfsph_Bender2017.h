@@ -4,6 +4,7 @@
 // forces, boundary samples, time-step bounds and statistics are FluidModel's and
 // TimeStepController's, the same PCISPH uses; only the pressure solve differs.
 #include "common/Types.h"
+#include "spatial/Lanes.h"
 #include "sph/DensityProjection_Macklin2013.h"
 #include "sph/PressureSolverBase.h"
 
@@ -38,6 +39,8 @@ private:
     /// One Jacobi sweep of either solve; returns (mean, max) of the compressive source over rho0.
     std::pair<float, float> sweep(float dt, bool divergence);
     void applyPressureIncrement(float dt);
+    /// velocity4_ and boundaryVelocity4_ from the current velocities (before a solve's first source).
+    void keepVelocityLanes();
     /// Half the previous step's pressures of one solve as its first increment, where the
     /// source compresses (Bender & Koschier 2017 section 4.3, SPlisHSPlasH's form).
     void warmStart(float dt, bool divergence);
@@ -67,6 +70,9 @@ private:
     // divergence and density solves (kept across steps for their warm starts, sorted with the
     // particles), and this sweep's increment.
     std::vector<float> factor_, divergenceStiffness_, densityStiffness_, stiffnessIncrement_;
+    // The sweeps' copy of the fluid's predicted and the boundary's velocities, x, y, z in lanes
+    // (16 bytes each: a neighbour's velocity is one aligned load); kept by keepVelocityLanes().
+    std::vector<Float4> velocity4_, boundaryVelocity4_;
     std::vector<Vec3f> startVelocity_; // a restarted step starts again from these
     std::vector<float> startDivergence_, startDensity_;
     float solvedDt_ = 0.0f;                    // the dt the kept pressures were solved at (0: none kept)
