@@ -25,14 +25,17 @@
 // assumes (measured against the mirrored forms: see below); a tracked body receives the opposite.
 #include "sph/Dfsph_Bender2017.h"
 
+#include "spatial/Lanes.h"
 #include "sph/FluidModel.h"
 #include "sph/ParallelUtil.h"
 #include "sph/TimeStepController.h"
 
+#include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <tuple>
 
@@ -73,6 +76,23 @@ constexpr float kWarmStartDensityCap = 0.00025f, kWarmStartDivergenceCap = 0.5f;
 // two for the density (Dfsph_Bender2017::kDensityMinIterations; PCISPH's minIterations,
 // Solenthaler's "at least three", is not DFSPH's).
 constexpr int kDivergenceMinIterations = 1;
+
+// The sweeps' pair terms with x, y, z in the lanes of one register (Lanes.h): a pair costs one
+// load of each vector instead of three, and each lane computes the scalar code's operations in its
+// order (bit for bit the same sums). The fourth lane is unused.
+inline Float4 load4(const Vec3f& v) { // reads the float after v: arrays keep one Vec3f of padding
+    Float4 r;
+    std::memcpy(&r, v.data(), sizeof r);
+    return r;
+}
+inline Float4 lanes(const Vec3f& v) {
+    return Float4{v.x(), v.y(), v.z(), 0.0f};
+}
+/// (vi - vj) . g in Eigen's order for Vec3f: x + (y + z).
+inline float rateTerm(Float4 vi, Float4 vj, Float4 g) {
+    const Float4 d = (vi - vj) * g;
+    return d[0] + (d[1] + d[2]);
+}
 } // namespace
 
 void Dfsph_Bender2017::computeDensityAndFactor() {
@@ -88,8 +108,8 @@ void Dfsph_Bender2017::computeDensityAndFactor() {
     model_.forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         const FluidModel::NeighborLists::Block& blk = L.blocks[b];
         BlockGradients& stored = gradients_[b];
-        stored.fluid.resize(blk.fluidPairs);
-        stored.boundary.resize(blk.boundaryPairs);
+        stored.fluid.resize(blk.fluidPairs + 1); // + 1: load4's padding
+        stored.boundary.resize(blk.boundaryPairs + 1);
         const uint32_t* fn = blk.fluid.data();
         const uint32_t* bn = blk.boundary.data();
         for (uint32_t i = begin; i < end; ++i) {
@@ -129,23 +149,70 @@ void Dfsph_Bender2017::computeDensityAndFactor() {
 
 float Dfsph_Bender2017::source(uint32_t i, size_t b, float dt, bool divergence) const {
     // D rho_i / Dt = sum_j m v_ij . grad W_ij + sum_k Psi_k v_ik . grad W_ik at the current velocities.
-    const Vec3f* V = model_.predictedVelocity.data();
-    const auto vb = model_.boundary().sortedVelocities();
+    const Float4* V = velocity4_.data();
+    const Float4* vb = boundaryVelocity4_.data();
     const FluidModel::NeighborLists& L = model_.lists;
     const FluidModel::NeighborLists::Block& blk = L.blocks[b];
-    const Vec3f vi = V[i];
+    const Float4 vi = V[i];
     float rate = 0.0f;
     const uint32_t* nb = blk.fluid.data() + L.fluidBegin[i];
     const Vec3f* gf = gradients_[b].fluid.data() + L.fluidBegin[i];
     for (uint32_t q = 0, cnt = L.fluidCount[i]; q < cnt; ++q)
-        rate += (vi - V[nb[q]]).dot(gf[q]);
+        rate += rateTerm(vi, V[nb[q]], load4(gf[q]));
     const uint32_t* bnb = blk.boundary.data() + L.boundaryBegin[i];
     const Vec3f* gb = gradients_[b].boundary.data() + L.boundaryBegin[i];
     for (uint32_t q = 0, cnt = L.boundaryCount[i]; q < cnt; ++q)
-        rate += (vi - vb[bnb[q]]).dot(gb[q]);
+        rate += rateTerm(vi, vb[bnb[q]], load4(gb[q]));
+    return sourceFromRate(i, rate, dt, divergence);
+}
+
+float Dfsph_Bender2017::sourceFromRate(uint32_t i, float rate, float dt, bool divergence) const {
+    const FluidModel::NeighborLists& L = model_.lists;
     if (divergence)
         return L.fluidCount[i] + L.boundaryCount[i] < kDivergenceMinNeighbours ? 0.0f : rate;
     return model_.state.densities[i] + dt * rate - model_.config().restDensity;
+}
+
+std::pair<float, float> Dfsph_Bender2017::sourcePair(uint32_t i, size_t b, float dt, bool divergence) const {
+    const Float4* V = velocity4_.data();
+    const Float4* vb = boundaryVelocity4_.data();
+    const FluidModel::NeighborLists& L = model_.lists;
+    const FluidModel::NeighborLists::Block& blk = L.blocks[b];
+    const uint32_t k = i + 1;
+    const Float4 vi = V[i], vk = V[k];
+    float rateI = 0.0f, rateK = 0.0f;
+    {
+        const uint32_t *nbI = blk.fluid.data() + L.fluidBegin[i], *nbK = blk.fluid.data() + L.fluidBegin[k];
+        const Vec3f *gI = gradients_[b].fluid.data() + L.fluidBegin[i],
+                    *gK = gradients_[b].fluid.data() + L.fluidBegin[k];
+        const uint32_t cntI = L.fluidCount[i], cntK = L.fluidCount[k], both = std::min(cntI, cntK);
+        uint32_t q = 0;
+        for (; q < both; ++q) {
+            rateI += rateTerm(vi, V[nbI[q]], load4(gI[q]));
+            rateK += rateTerm(vk, V[nbK[q]], load4(gK[q]));
+        }
+        for (uint32_t r = q; r < cntI; ++r)
+            rateI += rateTerm(vi, V[nbI[r]], load4(gI[r]));
+        for (uint32_t r = q; r < cntK; ++r)
+            rateK += rateTerm(vk, V[nbK[r]], load4(gK[r]));
+    }
+    {
+        const uint32_t *nbI = blk.boundary.data() + L.boundaryBegin[i],
+                       *nbK = blk.boundary.data() + L.boundaryBegin[k];
+        const Vec3f *gI = gradients_[b].boundary.data() + L.boundaryBegin[i],
+                    *gK = gradients_[b].boundary.data() + L.boundaryBegin[k];
+        const uint32_t cntI = L.boundaryCount[i], cntK = L.boundaryCount[k], both = std::min(cntI, cntK);
+        uint32_t q = 0;
+        for (; q < both; ++q) {
+            rateI += rateTerm(vi, vb[nbI[q]], load4(gI[q]));
+            rateK += rateTerm(vk, vb[nbK[q]], load4(gK[q]));
+        }
+        for (uint32_t r = q; r < cntI; ++r)
+            rateI += rateTerm(vi, vb[nbI[r]], load4(gI[r]));
+        for (uint32_t r = q; r < cntK; ++r)
+            rateK += rateTerm(vk, vb[nbK[r]], load4(gK[r]));
+    }
+    return {sourceFromRate(i, rateI, dt, divergence), sourceFromRate(k, rateK, dt, divergence)};
 }
 
 std::pair<float, float> Dfsph_Bender2017::sweep(float dt, bool divergence) {
@@ -163,12 +230,21 @@ std::pair<float, float> Dfsph_Bender2017::sweep(float dt, bool divergence) {
             for (size_t b = r.begin(); b < r.end(); ++b) {
                 const uint32_t begin = uint32_t(b * FluidModel::kBlock),
                                end = uint32_t(std::min(model_.state.size(), (b + 1) * FluidModel::kBlock));
+                float sources[2];
                 for (uint32_t i = begin; i < end; ++i) {
+                    // Two particles' sources at once (sourcePair): velocities change only after the
+                    // sweep, so the order of the updates below is the scalar one.
+                    if ((i - begin) % 2 == 0) {
+                        if (i + 1 < end)
+                            std::tie(sources[0], sources[1]) = sourcePair(i, b, dt, divergence);
+                        else
+                            sources[0] = source(i, b, dt, divergence);
+                    }
                     // Projected Jacobi on the complementarity problem p >= 0, s <= 0, p s = 0: a
                     // particle the fluid compresses gains pressure, one with pressure that separates
                     // loses it (never below 0: no tension). The residual counts both, so a warm
                     // start or a sweep that pushed too hard is undone before the solve stops.
-                    const float s = source(i, b, dt, divergence);
+                    const float s = sources[(i - begin) % 2];
                     const float p = std::max(0.0f, stiffness[i] + gain * s * factor_[i]);
                     const float residual = stiffness[i] > 0.0f ? std::abs(s) : std::max(0.0f, s);
                     stiffnessIncrement_[i] = p - stiffness[i];
@@ -189,6 +265,15 @@ std::pair<float, float> Dfsph_Bender2017::sweep(float dt, bool divergence) {
     return {float(total.source) / n / rho0, total.max / rho0};
 }
 
+namespace {
+// The walls' and bodies' share of dv_i / dt: - Psi_k dp_i grad W_ik (none without an increment).
+inline void applyBoundaryIncrement(Float4& a, float dpi, const Vec3f* gb, uint32_t count) {
+    if (dpi != 0.0f)
+        for (uint32_t q = 0; q < count; ++q)
+            a -= broadcast4(dpi) * load4(gb[q]);
+}
+} // namespace
+
 void Dfsph_Bender2017::applyPressureIncrement(float dt) {
     const float* dp = stiffnessIncrement_.data();
     Vec3f* V = model_.predictedVelocity.data();
@@ -196,24 +281,55 @@ void Dfsph_Bender2017::applyPressureIncrement(float dt) {
     model_.forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         const uint32_t* fn = L.blocks[b].fluid.data();
         const BlockGradients& grad = gradients_[b];
-        for (uint32_t i = begin; i < end; ++i) {
-            const float dpi = dp[i];
-            Vec3f a = Vec3f::Zero();
-            const uint32_t* nb = fn + L.fluidBegin[i];
-            const Vec3f* gf = grad.fluid.data() + L.fluidBegin[i];
-            for (uint32_t q = 0, cnt = L.fluidCount[i]; q < cnt; ++q)
-                a -= (dpi + dp[nb[q]]) * gf[q];
-            if (dpi != 0.0f) {
-                const Vec3f* gb = grad.boundary.data() + L.boundaryBegin[i];
-                for (uint32_t q = 0, cnt = L.boundaryCount[i]; q < cnt; ++q)
-                    a -= dpi * gb[q];
+        // Two particles side by side: each sum is a chain of dependent additions (in the scalar
+        // order, for identical results), so the core overlaps two of them.
+        for (uint32_t i = begin; i < end; i += 2) {
+            const uint32_t k = std::min(i + 1, end - 1); // i itself again at an odd end
+            const float dpi = dp[i], dpk = dp[k];
+            Float4 ai = broadcast4(0.0f), ak = broadcast4(0.0f);
+            const uint32_t *nbI = fn + L.fluidBegin[i], *nbK = fn + L.fluidBegin[k];
+            const Vec3f *gI = grad.fluid.data() + L.fluidBegin[i], *gK = grad.fluid.data() + L.fluidBegin[k];
+            const uint32_t cntI = L.fluidCount[i], cntK = L.fluidCount[k];
+            uint32_t q = 0;
+            for (const uint32_t both = std::min(cntI, cntK); q < both; ++q) {
+                ai -= broadcast4(dpi + dp[nbI[q]]) * load4(gI[q]);
+                ak -= broadcast4(dpk + dp[nbK[q]]) * load4(gK[q]);
             }
-            V[i] += dt * a;
+            for (uint32_t r = q; r < cntI; ++r)
+                ai -= broadcast4(dpi + dp[nbI[r]]) * load4(gI[r]);
+            for (uint32_t r = q; r < cntK; ++r)
+                ak -= broadcast4(dpk + dp[nbK[r]]) * load4(gK[r]);
+            applyBoundaryIncrement(ai, dpi, grad.boundary.data() + L.boundaryBegin[i], L.boundaryCount[i]);
+            V[i] += dt * Vec3f(ai[0], ai[1], ai[2]);
+            velocity4_[i] = lanes(V[i]);
+            if (k != i) {
+                applyBoundaryIncrement(ak, dpk, grad.boundary.data() + L.boundaryBegin[k],
+                                       L.boundaryCount[k]);
+                V[k] += dt * Vec3f(ak[0], ak[1], ak[2]);
+                velocity4_[k] = lanes(V[k]);
+            }
         }
     });
 }
 
+void Dfsph_Bender2017::keepVelocityLanes() {
+    const std::vector<Vec3f>& V = model_.predictedVelocity;
+    const auto vb = model_.boundary().sortedVelocities();
+    velocity4_.resize(V.size());
+    boundaryVelocity4_.resize(vb.size());
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, std::max(V.size(), vb.size()), 4096),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t i = r.begin(); i < r.end(); ++i) {
+                              if (i < V.size())
+                                  velocity4_[i] = lanes(V[i]);
+                              if (i < vb.size())
+                                  boundaryVelocity4_[i] = lanes(vb[i]);
+                          }
+                      });
+}
+
 void Dfsph_Bender2017::warmStart(float dt, bool divergence) {
+    keepVelocityLanes();
     // Half the previous step's impulse, rescaled to this dt and capped (kWarmStart), where the
     // source compresses the particle before any pressure acts (D rho / Dt > 0 in a full
     // neighbourhood, or a predicted density above rho0); 0 elsewhere: a stale pressure on a

@@ -4,6 +4,7 @@
 // forces, boundary samples, time-step bounds and statistics are FluidModel's and
 // TimeStepController's, the same PCISPH uses; only the pressure solve differs.
 #include "common/Types.h"
+#include "spatial/Lanes.h"
 #include "sph/DensityProjection_Macklin2013.h"
 #include "sph/PressureSolverBase.h"
 
@@ -38,6 +39,8 @@ private:
     /// One Jacobi sweep of either solve; returns (mean, max) of the compressive source over rho0.
     std::pair<float, float> sweep(float dt, bool divergence);
     void applyPressureIncrement(float dt);
+    /// velocity4_ and boundaryVelocity4_ from the current velocities (before a solve's first source).
+    void keepVelocityLanes();
     /// Half the previous step's pressures of one solve as its first increment, where the
     /// source compresses (Bender & Koschier 2017 section 4.3, SPlisHSPlasH's form).
     void warmStart(float dt, bool divergence);
@@ -45,6 +48,11 @@ private:
     /// / Dt) for the divergence solve (0 in a deficient neighbourhood), max(0, rho_i + dt D rho_i /
     /// Dt - rho0) for the density solve.
     float source(uint32_t i, size_t b, float dt, bool divergence) const;
+    /// source() of particles i and i + 1 (both of block b), their sums side by side so the core
+    /// overlaps the two chains of additions; each in source()'s order (bit for bit its results).
+    std::pair<float, float> sourcePair(uint32_t i, size_t b, float dt, bool divergence) const;
+    /// The source from the rate D rho_i / Dt (source()).
+    float sourceFromRate(uint32_t i, float rate, float dt, bool divergence) const;
     void accumulateBodyForces();
     /// Back to the step's start (velocities, warm starts), then DensityProjection_Macklin2013 on
     /// its positions, at most kProjectionRounds times its shift bound (the lists rebuilt between
@@ -62,6 +70,9 @@ private:
     // divergence and density solves (kept across steps for their warm starts, sorted with the
     // particles), and this sweep's increment.
     std::vector<float> factor_, divergenceStiffness_, densityStiffness_, stiffnessIncrement_;
+    // The sweeps' copy of the fluid's predicted and the boundary's velocities, x, y, z in lanes
+    // (16 bytes each: a neighbour's velocity is one aligned load); kept by keepVelocityLanes().
+    std::vector<Float4> velocity4_, boundaryVelocity4_;
     std::vector<Vec3f> startVelocity_; // a restarted step starts again from these
     std::vector<float> startDivergence_, startDensity_;
     float solvedDt_ = 0.0f;                    // the dt the kept pressures were solved at (0: none kept)
