@@ -11,6 +11,7 @@
 
 #include "sph/FluidModel.h"
 #include "sph/ParallelUtil.h"
+#include "sph/SphConfig.h"
 
 #include <algorithm>
 #include <atomic>
@@ -50,6 +51,24 @@ DensityProjection_Macklin2013::project(FluidModel& model, float tolerance, int m
     if (res.iterations > 0)
         model.state.positions.swap(model.predicted[out ^ 1]);
     return res;
+}
+
+bool DensityProjection_Macklin2013::projectWithRebuilds(
+    FluidModel& model, float tolerance, int maxIterations, SphStepResult& res,
+    std::initializer_list<std::vector<float>*> sortedAlong) {
+    for (int round = 0;; ++round) {
+        const Result r = project(model, tolerance, maxIterations);
+        if (round == 0)
+            res.startDensityError = r.startError;
+        res.projectionIterations += r.iterations;
+        if (!r.boundReached || round + 1 >= kRounds)
+            return res.projectionIterations > 0;
+        // The shift bound kept it from the constraint: the lists are rebuilt at the shifted
+        // positions (the boundary is unchanged) and it goes on from there.
+        SphStepResult lists;
+        model.prepareStep(lists, 0.0f, sortedAlong);
+        res.msNeighbors += lists.msNeighbors;
+    }
 }
 
 float DensityProjection_Macklin2013::measure(const FluidModel& model, const Vec3f* X, bool multipliers) {

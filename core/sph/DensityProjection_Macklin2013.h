@@ -18,11 +18,13 @@
 // guards).
 #include "common/Types.h"
 
+#include <initializer_list>
 #include <vector>
 
 namespace octo {
 
 class FluidModel;
+struct SphStepResult;
 
 class DensityProjection_Macklin2013 {
 public:
@@ -38,6 +40,12 @@ public:
     /// Measures the state's density error and, above tolerance, projects the positions until it
     /// is within tolerance, maxIterations updates were made or a particle reached the shift bound.
     Result project(FluidModel& model, float tolerance, int maxIterations);
+    /// project, and where the shift bound stopped it the lists rebuilt at the shifted positions
+    /// (FluidModel::prepareStep; sortedAlong follow the sort) and on from there, at most kRounds
+    /// times. Records the start error and the updates in res; true if it moved any particle.
+    bool projectWithRebuilds(FluidModel& model, float tolerance, int maxIterations, SphStepResult& res,
+                             std::initializer_list<std::vector<float>*> sortedAlong);
+    static constexpr int kRounds = 4;
 
 private:
     /// Density of every particle at X; with multipliers, the PBF multiplier lambda_i / rho0 of the

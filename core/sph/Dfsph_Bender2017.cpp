@@ -531,19 +531,11 @@ bool Dfsph_Bender2017::projectStartCompression(SphStepResult& res) {
         return false;
     // The attempt replaced the velocities and warm starts: a rebuild sorts the start's along.
     restoreStart();
-    for (int round = 0;; ++round) {
-        const DensityProjection_Macklin2013::Result r =
-            projection_.project(model_, config.densityErrorTolerance, config.maxIterations);
-        res.projectionIterations += r.iterations;
-        if (!r.boundReached || round + 1 >= kProjectionRounds)
-            break;
-        // Its shift bound kept it from the constraint: the lists are rebuilt at the shifted
-        // positions (the boundary is unchanged) and it goes on from there.
-        SphStepResult lists;
-        model_.prepareStep(lists, 0.0f, {&divergenceStiffness_, &densityStiffness_});
-        res.msNeighbors += lists.msNeighbors;
-    }
-    computeDensityAndFactor(); // the attempt is redone from here
+    const float startError = res.startDensityError;
+    projection_.projectWithRebuilds(model_, config.densityErrorTolerance, config.maxIterations, res,
+                                    {&divergenceStiffness_, &densityStiffness_});
+    res.startDensityError = startError; // measured above, before the restore
+    computeDensityAndFactor();          // the attempt is redone from here
     keepStart();
     return true;
 }

@@ -55,10 +55,9 @@ private:
     float sourceFromRate(uint32_t i, float rate, float dt, bool divergence) const;
     void accumulateBodyForces();
     /// Back to the step's start (velocities, warm starts), then DensityProjection_Macklin2013 on
-    /// its positions, at most kProjectionRounds times its shift bound (the lists rebuilt between
-    /// rounds), and the density and factor at the result; recorded in res, true if it moved any.
+    /// its positions, the lists rebuilt where its shift bound stops it (projectWithRebuilds), and
+    /// the density and factor at the result; recorded in res, true if it moved any.
     bool projectStartCompression(SphStepResult& res);
-    static constexpr int kProjectionRounds = 4;
     /// Keeps the velocities and warm starts a restarted attempt starts again from.
     void keepStart();
     void restoreStart();

@@ -143,20 +143,8 @@ const SphStepResult& Pcisph_Solenthaler2009::step(float maxDt) {
 
 bool Pcisph_Solenthaler2009::projectStartCompression(SphStepResult& res) {
     const SphConfig& config = model_.config();
-    for (int round = 0;; ++round) {
-        const DensityProjection_Macklin2013::Result r =
-            projection_.project(model_, config.densityErrorTolerance, config.maxIterations);
-        if (round == 0)
-            res.startDensityError = r.startError;
-        res.projectionIterations += r.iterations;
-        if (!r.boundReached || round + 1 >= kProjectionRounds)
-            return res.projectionIterations > 0;
-        // Its shift bound kept it from the constraint: the lists are rebuilt at the shifted
-        // positions (the boundary is unchanged) and it goes on from there.
-        SphStepResult lists;
-        model_.prepareStep(lists, 0.0f, {});
-        res.msNeighbors += lists.msNeighbors;
-    }
+    return projection_.projectWithRebuilds(model_, config.densityErrorTolerance, config.maxIterations, res,
+                                           {});
 }
 
 void Pcisph_Solenthaler2009::commit(float dt, int cur, SphStepResult& res) {

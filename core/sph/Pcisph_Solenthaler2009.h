@@ -53,10 +53,9 @@ private:
     /// The prediction-correction iterations of one attempt at dt; cur, it and err carry the
     /// buffer in use, the iteration count and the latest error.
     Attempt iterate(float dt, int& cur, int& it, float& err);
-    /// DensityProjection_Macklin2013 on the step's start, at most kProjectionRounds times its
-    /// shift bound (the lists rebuilt between rounds); records it in res, true if it moved any.
+    /// DensityProjection_Macklin2013 on the step's start, with the lists rebuilt where its
+    /// shift bound stops it (projectWithRebuilds); records it in res, true if it moved any.
     bool projectStartCompression(SphStepResult& res);
-    static constexpr int kProjectionRounds = 4;
     /// Commits the last prediction (symplectic Euler) and the step's statistics.
     void commit(float dt, int cur, SphStepResult& res);
     float predictDensityAndPressure(float dt, int cur);
