@@ -181,37 +181,25 @@ std::pair<float, float> Dfsph_Bender2017::sourcePair(uint32_t i, size_t b, float
     const uint32_t k = i + 1;
     const Float4 vi = V[i], vk = V[k];
     float rateI = 0.0f, rateK = 0.0f;
-    {
-        const uint32_t *nbI = blk.fluid.data() + L.fluidBegin[i], *nbK = blk.fluid.data() + L.fluidBegin[k];
-        const Vec3f *gI = gradients_[b].fluid.data() + L.fluidBegin[i],
-                    *gK = gradients_[b].fluid.data() + L.fluidBegin[k];
-        const uint32_t cntI = L.fluidCount[i], cntK = L.fluidCount[k], both = std::min(cntI, cntK);
+    // Both particles' sums side by side while both have pairs, then each one's rest, in list order.
+    auto addRates = [&](const std::vector<uint32_t>& neighbours, const std::vector<uint32_t>& begin,
+                        const std::vector<uint32_t>& count, const std::vector<Vec3f>& gradients,
+                        const Float4* velocity) {
+        const uint32_t *nbI = neighbours.data() + begin[i], *nbK = neighbours.data() + begin[k];
+        const Vec3f *gI = gradients.data() + begin[i], *gK = gradients.data() + begin[k];
+        const uint32_t cntI = count[i], cntK = count[k], both = std::min(cntI, cntK);
         uint32_t q = 0;
         for (; q < both; ++q) {
-            rateI += rateTerm(vi, V[nbI[q]], load4(gI[q]));
-            rateK += rateTerm(vk, V[nbK[q]], load4(gK[q]));
+            rateI += rateTerm(vi, velocity[nbI[q]], load4(gI[q]));
+            rateK += rateTerm(vk, velocity[nbK[q]], load4(gK[q]));
         }
         for (uint32_t r = q; r < cntI; ++r)
-            rateI += rateTerm(vi, V[nbI[r]], load4(gI[r]));
+            rateI += rateTerm(vi, velocity[nbI[r]], load4(gI[r]));
         for (uint32_t r = q; r < cntK; ++r)
-            rateK += rateTerm(vk, V[nbK[r]], load4(gK[r]));
-    }
-    {
-        const uint32_t *nbI = blk.boundary.data() + L.boundaryBegin[i],
-                       *nbK = blk.boundary.data() + L.boundaryBegin[k];
-        const Vec3f *gI = gradients_[b].boundary.data() + L.boundaryBegin[i],
-                    *gK = gradients_[b].boundary.data() + L.boundaryBegin[k];
-        const uint32_t cntI = L.boundaryCount[i], cntK = L.boundaryCount[k], both = std::min(cntI, cntK);
-        uint32_t q = 0;
-        for (; q < both; ++q) {
-            rateI += rateTerm(vi, vb[nbI[q]], load4(gI[q]));
-            rateK += rateTerm(vk, vb[nbK[q]], load4(gK[q]));
-        }
-        for (uint32_t r = q; r < cntI; ++r)
-            rateI += rateTerm(vi, vb[nbI[r]], load4(gI[r]));
-        for (uint32_t r = q; r < cntK; ++r)
-            rateK += rateTerm(vk, vb[nbK[r]], load4(gK[r]));
-    }
+            rateK += rateTerm(vk, velocity[nbK[r]], load4(gK[r]));
+    };
+    addRates(blk.fluid, L.fluidBegin, L.fluidCount, gradients_[b].fluid, V);
+    addRates(blk.boundary, L.boundaryBegin, L.boundaryCount, gradients_[b].boundary, vb);
     return {sourceFromRate(i, rateI, dt, divergence), sourceFromRate(k, rateK, dt, divergence)};
 }
 
