@@ -153,16 +153,23 @@ Aabb BoundaryModel::bounds() const {
     return b;
 }
 
+namespace {
+/// A grid of cell size h over pts, and pts in its cell order (grid.order() maps them back).
+void sortIntoGrid(std::span<const Vec3f> pts, float h, NeighborGrid& grid, std::vector<Vec3f>& sorted) {
+    grid.setDomainFromPoints(pts, h);
+    grid.build(pts);
+    grid.gather(pts, sorted);
+}
+} // namespace
+
 void BoundaryModel::computePsi(const Object& o) {
     // Akinci 2012 eq. 4: V_k = 1 / sum_l W_kl over the object's own particles (self included).
     if (o.count == 0)
         return;
     std::span<const Vec3f> pts(bodyPoints_.data() + o.first, o.count);
     NeighborGrid grid;
-    grid.setDomainFromPoints(pts, h_);
-    grid.build(pts);
     std::vector<Vec3f> sorted;
-    grid.gather(pts, sorted);
+    sortIntoGrid(pts, h_, grid, sorted);
     const SphKernel kernel(h_, kind_);
     const auto order = grid.order();
     tbb::parallel_for(
@@ -287,10 +294,8 @@ void BoundaryModel::calibrateWallPsi(const Object& o) {
         mass /= kernel.latticeSum(spacing);
     std::span<const Vec3f> pts(bodyPoints_.data() + o.first, o.count);
     NeighborGrid grid;
-    grid.setDomainFromPoints(pts, h_);
-    grid.build(pts);
     std::vector<Vec3f> sorted;
-    grid.gather(pts, sorted);
+    sortIntoGrid(pts, h_, grid, sorted);
     const auto order = grid.order();
     // The lattice's sites with wall samples in reach: their fluid density and their samples.
     struct Site {
