@@ -103,7 +103,7 @@ std::vector<ParameterInfo> makeTable() {
              "Lower bound of the adaptive time step."),
         real("timeStepMax", "Solver", "dt max", "s", 1e-5, 0.05, 0.005, false,
              "Upper bound of the adaptive time step."),
-        real("cflFactor", "Solver", "CFL factor", "1", 0.01, 1.0, 0.4, false, "dt <= cfl * 2r / max|v|."),
+        real("cflFactor", "Solver", "CFL factor", "1", 0.01, 1.0, 0.5, false, "dt <= cfl * 2r / max|v|."),
         real("viscosity", "Solver", "Viscosity alpha", "1", 0.0, 1.0, 0.01, false,
              "Monaghan's artificial viscosity alpha: nu = 2 alpha h c / (rho_i + rho_j); dissipative only."),
         real(

@@ -24,7 +24,7 @@ struct SphConfig {
     int minIterations = 3;                 // PCISPH only (DFSPH keeps its paper's minima)
     int maxIterations = 50;
     float timeStepMin = 1e-5f, timeStepMax = 5e-3f; // s
-    float cflFactor = 0.4f;
+    float cflFactor = 0.5f;
     float viscosity = 0.01f;           // Monaghan alpha
     float velocityFilter = 0.8f;       // eps of the bi-Laplacian velocity filter (VelocityFilter.h), 0 = off
     float boundaryFriction = 0.05f;    // Akinci sigma

@@ -21,7 +21,7 @@ namespace octo {
 class TimeStepController {
 public:
     struct Bounds {
-        float cflFactor = 0.4f;
+        float cflFactor = 0.5f;
         float spacing = 0.02f; // d0, the rest spacing of the particles (m)
         float timeStepMin = 1e-5f, timeStepMax = 5e-3f;
     };
