@@ -27,6 +27,20 @@ inline Float4 select4(Int4 mask, Float4 a, Float4 b) {
     return Float4(((Int4)a & mask) | ((Int4)b & ~mask));
 }
 
+/// The 4x4 transpose in place: lane l of row k becomes lane k of row l. Gathers four particles'
+/// (x, y, z, w) into the x, y, z and w of four pairs, and spreads four pairs' terms back into one
+/// (x, y, z, w) per pair, whose vector sums are four scalar sums side by side.
+inline void transpose4(Float4& r0, Float4& r1, Float4& r2, Float4& r3) {
+    const Float4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5),
+                 t1 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
+    const Float4 t2 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7),
+                 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+    r0 = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
+    r1 = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
+    r2 = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
+    r3 = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
+}
+
 /// Bit k set where lane k of mask (from a lane comparison) is set.
 inline unsigned laneBits4(Int4 mask) {
 #if defined(__SSE__)

@@ -18,6 +18,7 @@
 // for free alongside its other sums; "Prev" is read, "Next" written, then swapped; the Prev arrays
 // follow the particle sort). This saves a whole neighbour pass per step at a lag of one dt.
 #include "common/Types.h"
+#include "spatial/Lanes.h"
 #include "sph/ArtificialViscosity_Monaghan1992.h"
 #include "sph/BoundaryFriction_Akinci2012.h"
 #include "sph/SphConfig.h"
@@ -65,7 +66,8 @@ private:
     float h_ = 0.04f;
 
     std::vector<Vec3f> normalsPrev_, normalsNext_;
-    std::vector<float> omegaNormPrev_, omegaNormNext_, volume_; // volume_: V_j = m / rho_j
+    std::vector<float> omegaNormPrev_, omegaNormNext_;
+    std::vector<Float4> xRho_, vVol_, nOmega_; // (x, rho), (v, m / rho), (n, |omega|) of the pass
     bool normalsValid_ = false, omegaValid_ = false;
     std::vector<double> blockEnergy_; // the attraction's energy per block (a fixed summation order)
     std::vector<Vec3f> accelSource_;  // the step's accelerations without a potential

@@ -70,6 +70,22 @@ private slots:
         QCOMPARE(laneBits4(a != a), 0u);
     }
 
+    void transposeSwapsRowsAndLanes() {
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        Float4 r[4] = {{1.0f, 2.0f, 3.0f, 4.0f},
+                       {-0.0f, 6.0f, 7.0f, 8.0f},
+                       {9.0f, nan, 11.0f, 12.0f},
+                       {13.0f, 14.0f, 1e-45f, -16.0f}};
+        const Float4 in[4] = {r[0], r[1], r[2], r[3]};
+        transpose4(r[0], r[1], r[2], r[3]);
+        for (int k = 0; k < 4; ++k)
+            for (int l = 0; l < 4; ++l)
+                QCOMPARE(bits(r[l][k]), bits(in[k][l])); // every bit moved, -0, NaN and denormal too
+        transpose4(r[0], r[1], r[2], r[3]);
+        for (int k = 0; k < 4; ++k)
+            for (int l = 0; l < 4; ++l)
+                QCOMPARE(bits(r[k][l]), bits(in[k][l]));
+    }
     void selectTakesLanesByMask() {
         const Float4 a{1.0f, -0.0f, 3.0f, std::numeric_limits<float>::infinity()},
             b{-1.0f, 0.0f, -3.0f, 4.0f};
