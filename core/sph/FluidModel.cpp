@@ -40,7 +40,7 @@ void FluidModel::deriveConstants() {
     if (config_.kernel != KernelKind::CubicSpline)
         mass_ /= kernel_.latticeSum(d0_);
     table_.setKernel(kernel_);
-    forces_.setParameters(config_, h_);
+    forces_.setParameters(config_, h_, table_);
     boundary_.setKernel(h_, config_.restDensity, config_.kernel);
 
     // Prototype particle with a full neighbourhood on the rest lattice (spacing d0).

@@ -9,17 +9,36 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <stdexcept>
 #include <type_traits>
 
 namespace octo {
 
-void NonPressureForces::setParameters(const SphConfig& config, float h) {
+void NonPressureForces::setParameters(const SphConfig& config, float h, const KernelTable& kernel) {
     h_ = h;
     viscosity_.setParameters(config.viscosity, h, config.soundSpeed, config.restDensity);
     friction_.setParameters(config.boundaryFriction, h, config.soundSpeed, config.restDensity);
     tension_.setSupportRadius(h);
     tension_.setParameters(config.surfaceTension, config.adhesion, config.wallCohesion);
     vorticity_.epsilon = config.vorticityConfinement;
+    // The pair loops' copies of the tables (the same samples, stored for one load per lane).
+    const TabulatedFunction &g = kernel.gradFactorTable(), &c = tension_.cohesionTable(),
+                            &uc = tension_.cohesionPotentialTable();
+    for (const TabulatedFunction* t : {&c, &uc})
+        if (t->samples() != g.samples() || t->inverseSpacing() != g.inverseSpacing())
+            throw std::logic_error(
+                "NonPressureForces: the tension's tables and the kernel's differ in samples");
+    locator_ = g;
+    const int n = g.samples() + 2;
+    grad_.resize(size_t(n));
+    cohesion_.resize(size_t(n));
+    gradPotential_.resize(2 * size_t(n));
+    for (int i = 0; i < n; ++i) {
+        grad_[size_t(i)] = g.value(i);
+        cohesion_[size_t(i)] = c.value(i);
+        gradPotential_[2 * size_t(i)] = g.value(i);
+        gradPotential_[2 * size_t(i) + 1] = uc.value(i);
+    }
 }
 
 void NonPressureForces::resize(size_t n) {
@@ -44,7 +63,6 @@ void NonPressureForces::sortAlong(std::span<const uint32_t> order, std::vector<V
 struct NonPressureForces::Pass {
     NonPressureForces& f;
     FluidModel& model;
-    const KernelTable& K;
     float dt, rho0, m;
     const Vec3f *xs, *vs, *xb, *vb;
     const Float4 *xRho, *vVol, *nOmega; // the particles packed for the fluid pairs (compute())
@@ -53,8 +71,8 @@ struct NonPressureForces::Pass {
     bool track, tension, adhesion, vortex, wallCohesion, attraction, curvature, confine, sources;
 
     Pass(NonPressureForces& forces, FluidModel& fluid, float stepDt)
-        : f(forces), model(fluid), K(fluid.table()), dt(stepDt), rho0(fluid.config().restDensity),
-          m(fluid.mass()), xs(fluid.state.positions.data()), vs(fluid.state.velocities.data()),
+        : f(forces), model(fluid), dt(stepDt), rho0(fluid.config().restDensity), m(fluid.mass()),
+          xs(fluid.state.positions.data()), vs(fluid.state.velocities.data()),
           xb(fluid.boundary().sortedPositions().data()), vb(fluid.boundary().sortedVelocities().data()),
           xRho(forces.xRho_.data()), vVol(forces.vVol_.data()), nOmega(forces.nOmega_.data()),
           psi(fluid.boundary().sortedPsi().data()), rho(fluid.state.densities.data()),
@@ -74,6 +92,24 @@ struct NonPressureForces::Pass {
         Float4 grad = {};  // PCISPH's delta: (sum_j grad W_ij, sum_j |grad W_ij|^2)
         Float4 gradB = {}; // (sum_k Psi_k grad W_ik, -)
     };
+    /// TabulatedFunction's lookup of table t (f's copies), bit for bit: located as KernelTable's,
+    /// both samples of a lane in one load.
+    Float4 lookup(const std::vector<float>& t, Float4 s) const {
+        const TabulatedFunction::Position4 p = f.locator_.locate(s);
+        Float4 at, next;
+        gatherAdjacent4(t.data(), p.i, at, next);
+        return at + p.u * (next - at);
+    }
+    Float4 gradFactor(Float4 r2) const { return lookup(f.grad_, r2); }
+    /// gradFactor(r2) and U_C(r2) with one locate and one load per lane.
+    void gradFactorAndPotential(Float4 r2, Float4& gf, Float4& uc) const {
+        const TabulatedFunction::Position4 p = f.locator_.locate(r2);
+        Float4 r[4];
+        gatherAdjacentPairs4(f.gradPotential_.data(), p.i, r);
+        gf = r[0] + p.u * (r[2] - r[0]);
+        uc = r[1] + p.u * (r[3] - r[1]);
+    }
+
     static Vec3f xyz(Float4 v) { return Vec3f(v[0], v[1], v[2]); }
     static Float4 xyz0(const Vec3f& v) { return Float4{v.x(), v.y(), v.z(), 0.0f}; }
 
@@ -127,7 +163,11 @@ struct NonPressureForces::Pass {
             }
             const Float4 vol = vj[3], rhoJ = xj[3], wj = nj[3];
             const Float4 r2 = sum3(d[0] * d[0], d[1] * d[1], d[2] * d[2]);
-            const Float4 gf = K.gradFactor(r2);
+            Float4 gf, potential = {};
+            if constexpr (Tension)
+                gradFactorAndPotential(r2, gf, potential);
+            else
+                gf = gradFactor(r2);
             const Float4 visc = viscosity.coefficient(sum3(v[0] * d[0], v[1] * d[1], v[2] * d[2]), r2, gf, m);
             // Each pair's terms, per component; transposed into one (x, y, z, w) per pair below.
             Float4 viscous[4] = {visc * d[0], visc * d[1], visc * d[2], zero}, gradF[4] = {},
@@ -154,7 +194,7 @@ struct NonPressureForces::Pass {
                 // a potential; K_ij - 1 and the curvature term are sources.
                 const Float4 Kij = ST.densityCorrection(rho0, broadcast4(rhoI) + rhoJ);
                 const Float4 cohF = broadcast4(-gamma * m) *
-                                    ST.cohesionOverR(sum3(xp[0] * xp[0], xp[1] * xp[1], xp[2] * xp[2]));
+                                    lookup(f.cohesion_, sum3(xp[0] * xp[0], xp[1] * xp[1], xp[2] * xp[2]));
                 for (int c = 0; c < 3; ++c) {
                     const Float4 coh = cohF * xp[c]; // cohesionAcceleration
                     srcU[c] = (Kij - broadcast4(1.0f)) * coh;
@@ -162,7 +202,7 @@ struct NonPressureForces::Pass {
                         srcU[c] += Kij * (broadcast4(-gamma) * (broadcast4(ni[c]) - nj[c]));
                     force[c] = coh + srcU[c];
                 }
-                srcU[3] = broadcast4(0.5f * gamma * m) * ST.cohesionPotential(r2);
+                srcU[3] = broadcast4(0.5f * gamma * m) * potential;
             }
             if constexpr (Vortex) {
                 // VorticityConfinement_Fedkiw2001::curlTerm (V_j gf) v_ij x x_ij and gradientTerm.
@@ -252,7 +292,7 @@ struct NonPressureForces::Pass {
             }
             const Float4 psiK = lanesOf([&](uint32_t q) { return psi[q]; });
             const Float4 r2 = sum3(xik[0] * xik[0], xik[1] * xik[1], xik[2] * xik[2]);
-            const Float4 gf = K.gradFactor(r2);
+            const Float4 gf = gradFactor(r2);
             const Float4 vx = sum3(vik[0] * xik[0], vik[1] * xik[1], vik[2] * xik[2]);
             const Int4 acting = friction.acting(vx);
             const Float4 coef = friction.coefficient(vx, r2, gf, psiK);
