@@ -244,7 +244,11 @@ void FluidModel::buildNeighborLists() {
     const bool hasBoundary = !xb.empty();
     const Vec3f* xs = state.positions.data();
     fluidColumns_.assign(state.positions);
-    boundaryColumns_.assign(xb); // bodies move: copied every step (O(n), small next to the search)
+    if (boundaryMoved_) { // the walls stand still: only moving bodies make it per step
+        boundaryColumns_.assign(xb);
+        markCellsNearBoundary();
+        boundaryMoved_ = false;
+    }
     constexpr uint32_t none = std::numeric_limits<uint32_t>::max();
     forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         NeighborLists::Block& blk = lists.blocks[b];
@@ -260,8 +264,8 @@ void FluidModel::buildNeighborLists() {
             nFluid = fluidCells.append(xi, h2, fluidColumns_, i, blk.fluid, nFluid);
             lists.fluidCount[i] = nFluid - lists.fluidBegin[i];
             lists.boundaryBegin[i] = nBoundary;
-            if (hasBoundary) {
-                const Vec3i c = bgrid.cellOf(xi);
+            const Vec3i c = bgrid.cellOf(xi);
+            if (hasBoundary && nearBoundary_[bgrid.rankOf(c)]) {
                 CandidateCells& cells = boundaryCells[(c.x() & 1) | (c.y() & 1) << 1 | (c.z() & 1) << 2];
                 cells.gather(bgrid, xi, h_);
                 nBoundary = cells.append(xi, h2, boundaryColumns_, none, blk.boundary, nBoundary);
@@ -272,6 +276,28 @@ void FluidModel::buildNeighborLists() {
         blk.boundaryPairs = nBoundary;
     });
     buildWallLists();
+}
+
+void FluidModel::markCellsNearBoundary() {
+    // A boundary cell is near when a cell of its 3x3x3 block holds samples: the others (half of
+    // the dam break's particles, 70 % at 30 k) have no boundary candidates, and the search skips
+    // their blocks' gathers (27 cell lookups each).
+    const NeighborGrid& bgrid = boundary_.grid();
+    const auto xb = boundary_.sortedPositions();
+    nearBoundary_.assign(bgrid.cellCount(), 0);
+    const Vec3i top = bgrid.dims() - Vec3i::Ones();
+    Vec3i last(-1, -1, -1);
+    for (const Vec3f& x : xb) {
+        const Vec3i c = bgrid.cellOf(x);
+        if (c == last) // sorted by cell: a cell's samples are consecutive
+            continue;
+        last = c;
+        const Vec3i c0 = (c - Vec3i::Ones()).cwiseMax(Vec3i::Zero()), c1 = (c + Vec3i::Ones()).cwiseMin(top);
+        for (int z = c0.z(); z <= c1.z(); ++z)
+            for (int y = c0.y(); y <= c1.y(); ++y)
+                for (int xx = c0.x(); xx <= c1.x(); ++xx)
+                    nearBoundary_[bgrid.rankOf(Vec3i(xx, y, z))] = 1;
+    }
 }
 
 void FluidModel::buildWallLists() {
@@ -305,6 +331,7 @@ void FluidModel::buildWallLists() {
 bool FluidModel::prepareStep(SphStepResult& res, float nextDt,
                              std::initializer_list<std::vector<float>*> sortedAlong) {
     const auto t0 = parallel::Clock::now();
+    boundaryMoved_ |= boundary_.needsUpdate();
     boundary_.update();
     if (boundary_.hasForceTrackedObjects())
         boundary_.clearForces();

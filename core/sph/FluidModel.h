@@ -144,6 +144,8 @@ private:
     void buildNeighborLists();
     /// The container walls' fluid neighbours (the fluid lists, reversed).
     void buildWallLists();
+    /// nearBoundary_ of the boundary's grid, after it changed.
+    void markCellsNearBoundary();
 
     SphConfig config_;
     BoundaryModel& boundary_;
@@ -156,6 +158,10 @@ private:
     double sourceWork_ = 0.0;
     NeighborGrid grid_;
     PointColumns fluidColumns_, boundaryColumns_; // the sorted positions, for the neighbour search
+    // Per boundary grid cell: 1 if a cell of its 3x3x3 block holds boundary samples (else a particle
+    // there has no boundary neighbour); with boundaryColumns_, rebuilt when the boundary changed.
+    std::vector<uint8_t> nearBoundary_;
+    bool boundaryMoved_ = true;
     std::vector<Vec3f> scratchVec_;
     std::vector<float> scratchFloat_;
     std::vector<uint32_t> scratchId_;
