@@ -128,14 +128,44 @@ void FluidModel::sortParticles(std::initializer_list<std::vector<float>*> sorted
         grid_.setDomain(config_.domain.enlarged(h_), h_);
     grid_.build(state.positions);
     const auto order = grid_.order();
-    parallel::gather(order, state.positions, scratchVec_);
-    parallel::gather(order, state.velocities, scratchVec_);
-    parallel::gather(order, state.densities, scratchFloat_);
-    parallel::gather(order, state.pressures, scratchFloat_);
-    parallel::gather(order, state.ids, scratchId_);
-    forces_.sortAlong(order, scratchVec_, scratchFloat_); // lagged fields of the forces beyond the paper
-    for (std::vector<float>* a : sortedAlong)
-        parallel::gather(order, *a, scratchFloat_);
+    // Every per-particle array, and the search's position columns, in one parallel pass: a pass
+    // per array made ten parallel regions a step, each a wake-up of the threads.
+    std::vector<Vec3f>* vecs[3] = {&state.positions, &state.velocities, nullptr};
+    floatsAlong_.assign({&state.densities, &state.pressures});
+    std::vector<float>* omega = nullptr;
+    forces_.laggedFields(vecs[2], omega); // the forces beyond the paper
+    if (omega)
+        floatsAlong_.push_back(omega);
+    floatsAlong_.insert(floatsAlong_.end(), sortedAlong.begin(), sortedAlong.end());
+    const size_t n = order.size(), nVecs = vecs[2] ? 3 : 2, nFloats = floatsAlong_.size();
+    if (scratchFloat_.size() < nFloats)
+        scratchFloat_.resize(nFloats);
+    for (size_t a = 0; a < nVecs; ++a)
+        scratchVec_[a].resize(n);
+    for (size_t a = 0; a < nFloats; ++a) {
+        assert(floatsAlong_[a]->size() == n);
+        scratchFloat_[a].resize(n);
+    }
+    scratchId_.resize(n);
+    fluidColumns_.resize(n);
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& r) {
+        const uint32_t* ord = order.data();
+        for (size_t a = 0; a < nVecs; ++a)
+            for (size_t k = r.begin(); k < r.end(); ++k)
+                scratchVec_[a][k] = (*vecs[a])[ord[k]];
+        for (size_t a = 0; a < nFloats; ++a)
+            for (size_t k = r.begin(); k < r.end(); ++k)
+                scratchFloat_[a][k] = (*floatsAlong_[a])[ord[k]];
+        for (size_t k = r.begin(); k < r.end(); ++k)
+            scratchId_[k] = state.ids[ord[k]];
+        for (size_t k = r.begin(); k < r.end(); ++k)
+            fluidColumns_.set(k, scratchVec_[0][k]);
+    });
+    for (size_t a = 0; a < nVecs; ++a)
+        vecs[a]->swap(scratchVec_[a]);
+    for (size_t a = 0; a < nFloats; ++a)
+        floatsAlong_[a]->swap(scratchFloat_[a]);
+    state.ids.swap(scratchId_);
 }
 
 namespace {
@@ -243,7 +273,7 @@ void FluidModel::buildNeighborLists() {
     const auto xb = boundary_.sortedPositions();
     const bool hasBoundary = !xb.empty();
     const Vec3f* xs = state.positions.data();
-    fluidColumns_.assign(state.positions);
+    // fluidColumns_: written by sortParticles.
     if (boundaryMoved_) { // the walls stand still: only moving bodies make it per step
         boundaryColumns_.assign(xb);
         markCellsNearBoundary();

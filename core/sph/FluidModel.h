@@ -162,9 +162,11 @@ private:
     // there has no boundary neighbour); with boundaryColumns_, rebuilt when the boundary changed.
     std::vector<uint8_t> nearBoundary_;
     bool boundaryMoved_ = true;
-    std::vector<Vec3f> scratchVec_;
-    std::vector<float> scratchFloat_;
+    // sortParticles' arrays in sorted order, swapped in (one per array: they are gathered at once).
+    std::vector<Vec3f> scratchVec_[3];
+    std::vector<std::vector<float>> scratchFloat_;
     std::vector<uint32_t> scratchId_;
+    std::vector<std::vector<float>*> floatsAlong_;
 };
 
 } // namespace octo

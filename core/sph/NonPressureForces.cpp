@@ -49,12 +49,9 @@ void NonPressureForces::resize(size_t n) {
     normalsValid_ = omegaValid_ = false;
 }
 
-void NonPressureForces::sortAlong(std::span<const uint32_t> order, std::vector<Vec3f>& scratchVec,
-                                  std::vector<float>& scratchFloat) {
-    if (normalsValid_)
-        parallel::gather(order, normalsPrev_, scratchVec);
-    if (omegaValid_)
-        parallel::gather(order, omegaNormPrev_, scratchFloat);
+void NonPressureForces::laggedFields(std::vector<Vec3f>*& normals, std::vector<float>*& omegaNorms) {
+    normals = normalsValid_ ? &normalsPrev_ : nullptr;
+    omegaNorms = omegaValid_ ? &omegaNormPrev_ : nullptr;
 }
 
 // One particle's share of the pass. The pair terms of each force are the inline functions of its

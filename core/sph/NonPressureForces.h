@@ -41,9 +41,9 @@ public:
     void setParameters(const SphConfig& config, float h, const KernelTable& kernel);
     /// n particles; the lagged normals and vorticity restart.
     void resize(size_t n);
-    /// The lagged fields follow the particle sort (FluidModel::sortParticles).
-    void sortAlong(std::span<const uint32_t> order, std::vector<Vec3f>& scratchVec,
-                   std::vector<float>& scratchFloat);
+    /// The lagged fields that follow the particle sort (FluidModel::sortParticles gathers them),
+    /// nullptr for those not in use.
+    void laggedFields(std::vector<Vec3f>*& normals, std::vector<float>*& omegaNorms);
     /// The pass: FluidModel::accelNonPressure, the prediction (predictedVelocity, predicted[0]),
     /// deltaScale (under PCISPH, its only reader), zero pressures and pressure accelerations; the friction
     /// and adhesion reactions go to the model's tracked boundary samples.
