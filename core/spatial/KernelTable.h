@@ -35,6 +35,8 @@ public:
     /// grad_i W(x_ij) = gradFactor(|x_ij|^2) * x_ij.
     float gradFactor(float r2) const { return g_(r2); }
     Float4 gradFactor(Float4 r2) const { return g_(r2); }
+    /// The gradFactor table itself (callers that store its samples their own way).
+    const TabulatedFunction& gradFactorTable() const { return g_; }
     /// W(r2) and gradFactor(r2), the same values, located once (both tables share their samples).
     std::pair<float, float> WAndGradFactor(float r2) const {
         const TabulatedFunction::Position p = w_.locate(r2);

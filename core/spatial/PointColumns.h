@@ -13,6 +13,14 @@ namespace octo {
 struct PointColumns {
     std::vector<float> x, y, z;
 
+    /// n points, to be written with set() (the padding is zeroed here).
+    void resize(size_t n) {
+        x.resize(n + 3), y.resize(n + 3), z.resize(n + 3);
+        for (size_t i = n; i < n + 3; ++i)
+            x[i] = y[i] = z[i] = 0.0f;
+    }
+    void set(size_t i, const Vec3f& p) { x[i] = p.x(), y[i] = p.y(), z[i] = p.z(); }
+
     void assign(std::span<const Vec3f> points) {
         const size_t n = points.size();
         x.resize(n + 3), y.resize(n + 3), z.resize(n + 3);

@@ -31,6 +31,8 @@ public:
     /// 1 / sample spacing (n / range).
     float inverseSpacing() const { return invDs_; }
     int samples() const { return n_; }
+    /// Sample i, 0 <= i < samples() + 2 (the last two are the zeros past the range).
+    float value(int i) const { return values_[size_t(i)]; }
 
     /// Where s falls: the sample below it and the fraction of the step beyond that sample.
     struct Position {

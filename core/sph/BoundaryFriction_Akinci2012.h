@@ -7,6 +7,7 @@
 // and a tracked body receives the opposite, m_i Psi_k Pi_ik grad W_ik. Evaluated inside the fused
 // non-pressure pass (NonPressureForces.cpp), one inline call per pair.
 #include "common/Types.h"
+#include "spatial/Lanes.h"
 
 namespace octo {
 
@@ -25,6 +26,13 @@ public:
             return false;
         out = (psiK * (-nuB_ * vx / (r2 + eps_)) * gf) * xik;
         return true;
+    }
+
+    /// Four pairs side by side: the lanes where a friction acts (acceleration() true) and, there,
+    /// the factor c of out = c x_ik, each lane bit for bit the scalar one.
+    Int4 acting(Float4 vx) const { return (vx < broadcast4(0.0f)) & (Int4{} + (nuB_ > 0.0f ? -1 : 0)); }
+    Float4 coefficient(Float4 vx, Float4 r2, Float4 gf, Float4 psiK) const {
+        return psiK * (broadcast4(-nuB_) * vx / (r2 + broadcast4(eps_))) * gf;
     }
 
 private:

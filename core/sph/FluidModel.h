@@ -144,6 +144,8 @@ private:
     void buildNeighborLists();
     /// The container walls' fluid neighbours (the fluid lists, reversed).
     void buildWallLists();
+    /// nearBoundary_ of the boundary's grid, after it changed.
+    void markCellsNearBoundary();
 
     SphConfig config_;
     BoundaryModel& boundary_;
@@ -156,9 +158,15 @@ private:
     double sourceWork_ = 0.0;
     NeighborGrid grid_;
     PointColumns fluidColumns_, boundaryColumns_; // the sorted positions, for the neighbour search
-    std::vector<Vec3f> scratchVec_;
-    std::vector<float> scratchFloat_;
+    // Per boundary grid cell: 1 if a cell of its 3x3x3 block holds boundary samples (else a particle
+    // there has no boundary neighbour); with boundaryColumns_, rebuilt when the boundary changed.
+    std::vector<uint8_t> nearBoundary_;
+    bool boundaryMoved_ = true;
+    // sortParticles' arrays in sorted order, swapped in (one per array: they are gathered at once).
+    std::vector<Vec3f> scratchVec_[3];
+    std::vector<std::vector<float>> scratchFloat_;
     std::vector<uint32_t> scratchId_;
+    std::vector<std::vector<float>*> floatsAlong_;
 };
 
 } // namespace octo

@@ -18,6 +18,9 @@
 // for free alongside its other sums; "Prev" is read, "Next" written, then swapped; the Prev arrays
 // follow the particle sort). This saves a whole neighbour pass per step at a lag of one dt.
 #include "common/Types.h"
+#include "spatial/KernelTable.h"
+#include "spatial/Lanes.h"
+#include "spatial/TabulatedFunction.h"
 #include "sph/ArtificialViscosity_Monaghan1992.h"
 #include "sph/BoundaryFriction_Akinci2012.h"
 #include "sph/SphConfig.h"
@@ -34,13 +37,13 @@ class FluidModel;
 
 class NonPressureForces {
 public:
-    /// The forces' parameters from the configuration at support radius h.
-    void setParameters(const SphConfig& config, float h);
+    /// The forces' parameters from the configuration at support radius h, with the solver's kernel.
+    void setParameters(const SphConfig& config, float h, const KernelTable& kernel);
     /// n particles; the lagged normals and vorticity restart.
     void resize(size_t n);
-    /// The lagged fields follow the particle sort (FluidModel::sortParticles).
-    void sortAlong(std::span<const uint32_t> order, std::vector<Vec3f>& scratchVec,
-                   std::vector<float>& scratchFloat);
+    /// The lagged fields that follow the particle sort (FluidModel::sortParticles gathers them),
+    /// nullptr for those not in use.
+    void laggedFields(std::vector<Vec3f>*& normals, std::vector<float>*& omegaNorms);
     /// The pass: FluidModel::accelNonPressure, the prediction (predictedVelocity, predicted[0]),
     /// deltaScale (under PCISPH, its only reader), zero pressures and pressure accelerations; the friction
     /// and adhesion reactions go to the model's tracked boundary samples.
@@ -65,7 +68,13 @@ private:
     float h_ = 0.04f;
 
     std::vector<Vec3f> normalsPrev_, normalsNext_;
-    std::vector<float> omegaNormPrev_, omegaNormNext_, volume_; // volume_: V_j = m / rho_j
+    std::vector<float> omegaNormPrev_, omegaNormNext_;
+    std::vector<Float4> xRho_, vVol_, nOmega_; // (x, rho), (v, m / rho), (n, |omega|) of the pass
+    // The pair loops' tables, with both samples of a lookup side by side (one load per lane,
+    // Lanes.h): grad W's factor, C(r)/r, and grad W's factor interleaved with U_C(r); all on the
+    // samples of KernelTable's, where r^2 falls located by locator_.
+    TabulatedFunction locator_;
+    std::vector<float> grad_, cohesion_, gradPotential_;
     bool normalsValid_ = false, omegaValid_ = false;
     std::vector<double> blockEnergy_; // the attraction's energy per block (a fixed summation order)
     std::vector<Vec3f> accelSource_;  // the step's accelerations without a potential

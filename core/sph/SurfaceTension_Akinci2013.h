@@ -66,6 +66,9 @@ public:
     Float4 cohesionPotential(Float4 r2) const { return uc_(r2); }
     float adhesionPotential(float r2) const { return ua_(r2); }
 
+    /// The tables of C(r)/r and U_C(r) themselves (sampled like KernelTable's, same range and count).
+    const TabulatedFunction& cohesionTable() const { return c_; }
+    const TabulatedFunction& cohesionPotentialTable() const { return uc_; }
     /// K_ij = 2 rho0 / (rho_i + rho_j) (rhoSum = rho_i + rho_j).
     static float densityCorrection(float rho0, float rhoSum) { return 2.0f * rho0 / rhoSum; }
     static Float4 densityCorrection(float rho0, Float4 rhoSum) { return broadcast4(2.0f * rho0) / rhoSum; }

@@ -70,6 +70,62 @@ private slots:
         QCOMPARE(laneBits4(a != a), 0u);
     }
 
+    void transposeSwapsRowsAndLanes() {
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        Float4 r[4] = {{1.0f, 2.0f, 3.0f, 4.0f},
+                       {-0.0f, 6.0f, 7.0f, 8.0f},
+                       {9.0f, nan, 11.0f, 12.0f},
+                       {13.0f, 14.0f, 1e-45f, -16.0f}};
+        const Float4 in[4] = {r[0], r[1], r[2], r[3]};
+        transpose4(r[0], r[1], r[2], r[3]);
+        for (int k = 0; k < 4; ++k)
+            for (int l = 0; l < 4; ++l)
+                QCOMPARE(bits(r[l][k]), bits(in[k][l])); // every bit moved, -0, NaN and denormal too
+        transpose4(r[0], r[1], r[2], r[3]);
+        for (int k = 0; k < 4; ++k)
+            for (int l = 0; l < 4; ++l)
+                QCOMPARE(bits(r[k][l]), bits(in[k][l]));
+    }
+    void adjacentGathersReadBothSamples() {
+        std::vector<float> t(64), pairs(130);
+        for (size_t k = 0; k < t.size(); ++k)
+            t[k] = float(k) * 0.5f - 3.0f;
+        for (size_t k = 0; k < pairs.size(); ++k)
+            pairs[k] = float(k) * 0.25f + 1.0f;
+        const Int4 idx = {0, 62, 7, 7}; // the first and last samples, a repeated lane
+        Float4 at, next;
+        gatherAdjacent4(t.data(), idx, at, next);
+        Float4 r[4];
+        gatherAdjacentPairs4(pairs.data(), idx, r);
+        for (int l = 0; l < 4; ++l) {
+            const size_t i = size_t(idx[l]);
+            QCOMPARE(bits(at[l]), bits(t[i]));
+            QCOMPARE(bits(next[l]), bits(t[i + 1]));
+            for (int k = 0; k < 4; ++k) // f_i, g_i, f_i+1, g_i+1
+                QCOMPARE(bits(r[k][l]), bits(pairs[2 * i + size_t(k)]));
+        }
+    }
+    void kernelTableCopiedSamplesGiveItsLookups() {
+        // NonPressureForces stores KernelTable's samples side by side and reads them with the
+        // table's own locate: the same values, bit for bit.
+        const float h = 0.0504f;
+        const KernelTable table(h);
+        const TabulatedFunction& g = table.gradFactorTable();
+        std::vector<float> copy(size_t(g.samples()) + 2);
+        for (int i = 0; i < g.samples() + 2; ++i)
+            copy[size_t(i)] = g.value(i);
+        const std::vector<float> s = probeValues(h * h, g.samples());
+        for (size_t k = 0; k < s.size(); k += 4) {
+            const Float4 r2 = load4(s.data() + k);
+            const TabulatedFunction::Position4 p = g.locate(r2);
+            Float4 at, next;
+            gatherAdjacent4(copy.data(), p.i, at, next);
+            const Float4 v = at + p.u * (next - at);
+            for (int l = 0; l < 4; ++l)
+                QVERIFY2(bits(v[l]) == bits(table.gradFactor(s[k + size_t(l)])),
+                         qPrintable(QString::number(s[k + size_t(l)])));
+        }
+    }
     void selectTakesLanesByMask() {
         const Float4 a{1.0f, -0.0f, 3.0f, std::numeric_limits<float>::infinity()},
             b{-1.0f, 0.0f, -3.0f, 4.0f};
