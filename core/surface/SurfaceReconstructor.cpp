@@ -6,9 +6,9 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
-#include <tbb/parallel_sort.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -42,6 +42,29 @@ void checkSpan(const Vec3f& extent, float L) {
               << " cells of L = " << L << " m on one axis (limit 1048576); check for far-flung particles";
             throw std::length_error(s.str());
         }
+    }
+}
+
+// Sorts (key, index) pairs with keys < maxKey and indices ascending by key, stably (so in the
+// order of sorting the pairs): a least-significant-digit radix sort, 11 bits per pass.
+void sortByKey(std::vector<std::pair<uint64_t, uint32_t>>& a, std::vector<std::pair<uint64_t, uint32_t>>& tmp,
+               uint64_t maxKey) {
+    constexpr int kBits = 11;
+    constexpr size_t kBuckets = size_t(1) << kBits;
+    const int passes = (std::bit_width(maxKey) + kBits - 1) / kBits;
+    tmp.resize(a.size());
+    std::array<uint32_t, kBuckets> start;
+    for (int pass = 0; pass < passes; ++pass) {
+        const int shift = pass * kBits;
+        start.fill(0);
+        for (const auto& e : a)
+            ++start[(e.first >> shift) & (kBuckets - 1)];
+        uint32_t sum = 0;
+        for (uint32_t& c : start)
+            sum += std::exchange(c, sum);
+        for (const auto& e : a)
+            tmp[start[(e.first >> shift) & (kBuckets - 1)]++] = e;
+        a.swap(tmp);
     }
 }
 
@@ -349,7 +372,8 @@ void SurfaceReconstructor::groupVertices(float invG, const Vec3i& dims, const Ve
             vertexKeys_[v] = {key * 8 + octant, uint32_t(v)};
         }
     });
-    tbb::parallel_sort(vertexKeys_.begin(), vertexKeys_.end());
+    const uint64_t maxKey = uint64_t(superDims.x()) * uint64_t(superDims.y()) * uint64_t(superDims.z()) * 8;
+    sortByKey(vertexKeys_, vertexKeysTmp_, maxKey);
     groupStart_.clear();
     superStart_.clear();
     for (size_t k = 0; k < nv; ++k)
@@ -721,7 +745,8 @@ uint64_t SurfaceReconstructor::workspaceBytes() const {
            result_.lambda.capacity() * sizeof(float) + result_.surfaceFlag.capacity() +
            result_.leaves.capacity() * sizeof(OctreeLeaf) + kernels_.bytes() + anisotropic_.capacity() +
            smoother_.bytes() + vertexWeight_.capacity() * sizeof(float) + vs_.capacity() * sizeof(Vec3f) +
-           m.velocities.capacity() * sizeof(Vec3f) + vertexKeys_.capacity() * sizeof(vertexKeys_[0]) +
+           m.velocities.capacity() * sizeof(Vec3f) +
+           (vertexKeys_.capacity() + vertexKeysTmp_.capacity()) * sizeof(vertexKeys_[0]) +
            groupStart_.capacity() * sizeof(uint32_t) +
            (m.vertices.capacity() + m.normals.capacity()) * sizeof(Vec3f) +
            m.triangles.capacity() * sizeof(m.triangles[0]);
