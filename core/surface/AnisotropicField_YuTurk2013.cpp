@@ -633,7 +633,9 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
     const bool surfaceOnly = !surface.empty() && s.smoothSurfaceOnly;
     std::atomic<uint64_t> count{0};
     std::atomic<float> maxShift{0.0f};
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1024), [&](const tbb::blocked_range<size_t>& range) {
+    // Chunks of 256: the surface particles, which do the work, cluster in the sorted order, and
+    // small chunks keep two threads busy to the end (each particle's sums are its lane's alone).
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 256), [&](const tbb::blocked_range<size_t>& range) {
         uint64_t mine = 0;
         float shiftMax = 0.0f;
         CovarianceScratch& scratch = scratchOfThread();

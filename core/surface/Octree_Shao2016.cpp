@@ -365,11 +365,11 @@ void Octree_Shao2016::countFromCells(const std::vector<CellBlock>& blocks) {
     for (const CellBlock& b : blocks) {
         BlockMask m = b.cells;
         for (uint64_t w : m)
-            cells += uint64_t(std::popcount(w));
+            cells += uint64_t(bitCount(w));
         for (int d = D - 1; d >= std::max(blockDepth_, 1); --d) { // the block's levels above its cells
             m = coarser(m);
             for (uint64_t w : m)
-                inner += uint64_t(std::popcount(w));
+                inner += uint64_t(bitCount(w));
         }
     }
     levelKeys_.clear();

@@ -27,7 +27,7 @@ uint64_t countCells(const std::vector<CellBlock>& blocks) {
     uint64_t n = 0;
     for (const CellBlock& b : blocks)
         for (uint64_t w : b.cells)
-            n += uint64_t(std::popcount(w));
+            n += uint64_t(bitCount(w));
     return n;
 }
 
