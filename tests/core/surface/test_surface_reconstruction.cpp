@@ -552,15 +552,19 @@ private slots:
     void octreeCellsMatchTree_data() {
         octreeMatchesPlainReference_data();
         QTest::newRow("ball, L = 4r (depth 3: one block)") << 2 << 1.0f;
+        QTest::newRow("two balls 5 m apart (block grid too large to mark: the tree)") << 3 << 0.75f;
     }
     void octreeCellsMatchTree() {
         // Without stored leaves the surface leaves are marked cell by cell (no top-down lists):
         // the same counts, cells and mesh as the tree built for drawing.
         QFETCH(int, shape);
         QFETCH(float, enlargement);
-        const auto pts = shape == 0   ? shellSphere(Vec3f::Zero(), 0.12f, kD0)
-                         : shape == 1 ? damBreakFrame(4000, kD0)
-                                      : latticeSphere(Vec3f::Zero(), 0.03f, kD0);
+        auto pts = shape == 0   ? shellSphere(Vec3f::Zero(), 0.12f, kD0)
+                   : shape == 1 ? damBreakFrame(4000, kD0)
+                                : latticeSphere(Vec3f::Zero(), shape == 2 ? 0.03f : 0.05f, kD0);
+        if (shape == 3)
+            for (const Vec3f& p : latticeSphere(Vec3f::Constant(5.0f), 0.05f, kD0))
+                pts.push_back(p);
         SurfaceSettings s = settingsFor(SurfaceMethod::Octree);
         s.sEnlargementFactor = enlargement;
         if (shape == 2)
