@@ -490,13 +490,19 @@ void SurfaceReconstructor::vertexFieldGroup(const VertexFieldJob& job, uint32_t 
     }
     for (uint32_t k = groupStart_[grp]; k < groupStart_[grp + 1]; ++k) {
         const uint32_t v = vertexKeys_[k].second;
-        if (velocities)
+        if (velocities && !weights && !normals) {
             mesh.velocities[v] = kernelWeightedMean(cand, mesh.vertices[v] - centre, R, scratch.vx.data(),
                                                     scratch.vy.data(), scratch.vz.data());
+            continue;
+        }
         if (!weights && !normals)
             continue;
         int near = 0;
-        const Vec3f grad = anisotropicFieldGradient(cand, mesh.vertices[v] - centre, R, &near);
+        const Vec3f grad =
+            velocities
+                ? anisotropicFieldGradientAndMean(cand, mesh.vertices[v] - centre, R, near, scratch.vx.data(),
+                                                  scratch.vy.data(), scratch.vz.data(), mesh.velocities[v])
+                : anisotropicFieldGradient(cand, mesh.vertices[v] - centre, R, &near);
         const float len = grad.norm();
         if (normals && len > 0.0f && std::isfinite(len))
             mesh.normals[v] = -grad / len; // f grows inwards
