@@ -6,6 +6,7 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
+#include <tbb/parallel_sort.h>
 
 #include <algorithm>
 #include <array>
@@ -44,6 +45,8 @@ void checkSpan(const Vec3f& extent, float L) {
         }
     }
 }
+
+constexpr size_t kRadixSortedVertices = size_t(1) << 16;
 
 // Sorts (key, index) pairs with keys < maxKey and indices ascending by key, stably (so in the
 // order of sorting the pairs): a least-significant-digit radix sort, 11 bits per pass.
@@ -372,8 +375,15 @@ void SurfaceReconstructor::groupVertices(float invG, const Vec3i& dims, const Ve
             vertexKeys_[v] = {key * 8 + octant, uint32_t(v)};
         }
     });
-    const uint64_t maxKey = uint64_t(superDims.x()) * uint64_t(superDims.y()) * uint64_t(superDims.z()) * 8;
-    sortByKey(vertexKeys_, vertexKeysTmp_, maxKey);
+    // Small meshes (the live loop's): a serial radix sort, no parallel region; large ones: a
+    // parallel sort without the radix sort's second buffer (the 1 M block's workspace). The same order.
+    if (nv <= kRadixSortedVertices) {
+        const uint64_t maxKey =
+            uint64_t(superDims.x()) * uint64_t(superDims.y()) * uint64_t(superDims.z()) * 8;
+        sortByKey(vertexKeys_, vertexKeysTmp_, maxKey);
+    } else {
+        tbb::parallel_sort(vertexKeys_.begin(), vertexKeys_.end());
+    }
     groupStart_.clear();
     superStart_.clear();
     for (size_t k = 0; k < nv; ++k)
