@@ -153,6 +153,75 @@ inline float total(const F8& v) {
     out[3] = total(sz);
 }
 
+// gradientSum and velocitySum in one pass over the candidates: each output gets the same lane
+// operations in the same order as in its own pass (d^2 is the same expression in both).
+[[gnu::always_inline]] inline void gradientVelocitySum(const AnisotropicCandidates& c, size_t m, float ox,
+                                                       float oy, float oz, float r2, float invR2,
+                                                       const float* vx, const float* vy, const float* vz,
+                                                       float* grad, float* vel) {
+    const F8 zero = {}, one = zero + 1.0f;
+    F8 ax = zero, ay = zero, az = zero, near = zero, sw = zero, sx = zero, sy = zero, sz = zero;
+    for (size_t j = 0; j < m; j += 8) {
+        F8 dx, dy, dz, a, b, cc, d, e, f, w, ux, uy, uz;
+        load8(dx, c.x.data() + j);
+        load8(dy, c.y.data() + j);
+        load8(dz, c.z.data() + j);
+        load8(a, c.g00.data() + j);
+        load8(b, c.g01.data() + j);
+        load8(cc, c.g02.data() + j);
+        load8(d, c.g11.data() + j);
+        load8(e, c.g12.data() + j);
+        load8(f, c.g22.data() + j);
+        load8(w, c.amp.data() + j);
+        load8(ux, vx + j);
+        load8(uy, vy + j);
+        load8(uz, vz + j);
+        dx = ox - dx;
+        dy = oy - dy;
+        dz = oz - dz;
+        const F8 u0 = a * dx + b * dy + cc * dz;
+        const F8 u1 = b * dx + d * dy + e * dz;
+        const F8 u2 = cc * dx + e * dy + f * dz;
+        F8 q = one - (u0 * u0 + u1 * u1 + u2 * u2);
+        q = (F8)((I8)q & (q > zero));
+        const F8 s = w * q * q;
+        const F8 d2 = dx * dx + dy * dy + dz * dz;
+        near += (F8)((I8)one & ((d2 < r2) & (w > zero))); // padding has w = 0
+        ax += s * (a * u0 + b * u1 + cc * u2);
+        ay += s * (b * u0 + d * u1 + e * u2);
+        az += s * (cc * u0 + e * u1 + f * u2);
+        F8 p = one - d2 * invR2;
+        p = (F8)((I8)p & (p > zero) & (w > zero));
+        const F8 k = p * p * p;
+        sw += k;
+        sx += k * ux;
+        sy += k * uy;
+        sz += k * uz;
+    }
+    grad[0] = total(ax);
+    grad[1] = total(ay);
+    grad[2] = total(az);
+    grad[3] = total(near);
+    vel[0] = total(sw);
+    vel[1] = total(sx);
+    vel[2] = total(sy);
+    vel[3] = total(sz);
+}
+
+void gradientVelocitySumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float oy, float oz,
+                                 float r2, float invR2, const float* vx, const float* vy, const float* vz,
+                                 float* grad, float* vel) {
+    gradientVelocitySum(c, m, ox, oy, oz, r2, invR2, vx, vy, vz, grad, vel);
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] void gradientVelocitySumAvx2(const AnisotropicCandidates& c, size_t m, float ox,
+                                                     float oy, float oz, float r2, float invR2,
+                                                     const float* vx, const float* vy, const float* vz,
+                                                     float* grad, float* vel) {
+    gradientVelocitySum(c, m, ox, oy, oz, r2, invR2, vx, vy, vz, grad, vel);
+}
+#endif
+
 void velocitySumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float oy, float oz, float invR2,
                          const float* vx, const float* vy, const float* vz, float* out) {
     velocitySum(c, m, ox, oy, oz, invR2, vx, vy, vz, out);
@@ -250,6 +319,26 @@ Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offs
     }
     if (near)
         *near = int(g[3] + 0.5f);
+    return Vec3f(-6.0f * g[0], -6.0f * g[1], -6.0f * g[2]);
+}
+
+Vec3f anisotropicFieldGradientAndMean(const AnisotropicCandidates& c, const Vec3f& offset, float radius,
+                                      int& near, const float* vx, const float* vy, const float* vz,
+                                      Vec3f& mean) {
+    float g[4] = {0.0f, 0.0f, 0.0f, 0.0f}, s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (c.count > 0) {
+        const float r2 = radius * radius, invR2 = 1.0f / (radius * radius);
+#if defined(__x86_64__) || defined(__i386__)
+        if (kHasAvx2)
+            gradientVelocitySumAvx2(c, c.padded(), offset.x(), offset.y(), offset.z(), r2, invR2, vx, vy, vz,
+                                    g, s);
+        else
+#endif
+            gradientVelocitySumBaseline(c, c.padded(), offset.x(), offset.y(), offset.z(), r2, invR2, vx, vy,
+                                        vz, g, s);
+    }
+    near = int(g[3] + 0.5f);
+    mean = s[0] > 0.0f ? Vec3f(s[1] / s[0], s[2] / s[0], s[3] / s[0]) : Vec3f::Zero();
     return Vec3f(-6.0f * g[0], -6.0f * g[1], -6.0f * g[2]);
 }
 
@@ -633,7 +722,9 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
     const bool surfaceOnly = !surface.empty() && s.smoothSurfaceOnly;
     std::atomic<uint64_t> count{0};
     std::atomic<float> maxShift{0.0f};
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1024), [&](const tbb::blocked_range<size_t>& range) {
+    // Chunks of 256: the surface particles, which do the work, cluster in the sorted order, and
+    // small chunks keep two threads busy to the end (each particle's sums are its lane's alone).
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 256), [&](const tbb::blocked_range<size_t>& range) {
         uint64_t mine = 0;
         float shiftMax = 0.0f;
         CovarianceScratch& scratch = scratchOfThread();

@@ -168,6 +168,12 @@ float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset);
 Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offset, float radius = 0.0f,
                                int* near = nullptr);
 
+/// anisotropicFieldGradient (near: its count) and kernelWeightedMean (mean) at one point, in one pass
+/// over the candidates: the same values as the two calls.
+Vec3f anisotropicFieldGradientAndMean(const AnisotropicCandidates& c, const Vec3f& offset, float radius,
+                                      int& near, const float* vx, const float* vy, const float* vz,
+                                      Vec3f& mean);
+
 /// sum_j W_j v_j / sum_j W_j over the sealed candidates centred within radius of centre + offset,
 /// W = (1 - d^2 / radius^2)^3 (d: distance to the kernel's centre); v_j = (vx, vy, vz)[j], arrays of
 /// at least c.padded() values in the candidates' order. Zero when no kernel is that close.

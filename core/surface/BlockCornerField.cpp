@@ -177,7 +177,7 @@ void BlockCornerField::setCells(const Lattice& lattice, std::vector<CellBlock>& 
     corners_ = 0;
     for (const BlockMask& m : cornerMask_)
         for (uint64_t w : m)
-            corners_ += uint64_t(std::popcount(w));
+            corners_ += uint64_t(bitCount(w));
     phi_.resize(nb * 512);
 }
 
@@ -308,7 +308,7 @@ void BlockCornerField::numberVerticesAndTriangles() {
         uint32_t s = 0;
         for (int w = 0; w < 24; ++w) {
             edgePrefix_[b][w] = s;
-            s += uint32_t(std::popcount(edgeMask_[b][w]));
+            s += uint32_t(bitCount(edgeMask_[b][w]));
         }
         vertexBase_[b + 1] = vertexBase_[b] + s + extraCount_[b];
         triBase_[b + 1] = triBase_[b] + triCount_[b];
@@ -344,7 +344,7 @@ void BlockCornerField::writeCellTriangles(const MarchingCubesTable& table, size_
     auto vertexId = [&](size_t ob, int bit) {
         const auto w = size_t(bit >> 6);
         const uint64_t below = edgeMask_[ob][w] & ((1ull << (bit & 63)) - 1ull);
-        return vertexBase_[ob] + edgePrefix_[ob][w] + uint32_t(std::popcount(below));
+        return vertexBase_[ob] + edgePrefix_[ob][w] + uint32_t(bitCount(below));
     };
     uint32_t t = triBase_[b];
     forEachCell(crossing_[b], [&](int x, int y, int z) {

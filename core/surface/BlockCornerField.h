@@ -13,6 +13,7 @@
 #include "common/Types.h"
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -20,6 +21,19 @@
 namespace octo {
 
 struct MarchingCubesTable;
+
+/// Set bits of w. The x86-64 baseline has no POPCNT instruction (std::popcount then calls
+/// libgcc): there, the bit-parallel count inline.
+inline int bitCount(uint64_t w) {
+#if defined(__POPCNT__) || !(defined(__x86_64__) || defined(__i386__))
+    return std::popcount(w);
+#else
+    w = w - ((w >> 1) & 0x5555555555555555ull);
+    w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
+    w = (w + (w >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return int((w * 0x0101010101010101ull) >> 56);
+#endif
+}
 
 /// Cells (i, j, k), i in [0, dims.x), at origin + (i, j, k) * cell; corners likewise.
 struct Lattice {

@@ -92,7 +92,7 @@ void MeshSmoother::smoothPrepared(TriangleMesh& mesh, std::span<const float> wei
     const double v0 = volume0_;
     tmp_.resize(nv);
     auto step = [&](const std::vector<Vec3f>& from, std::vector<Vec3f>& to) {
-        tbb::parallel_for(tbb::blocked_range<size_t>(0, nv, 4096), [&](const tbb::blocked_range<size_t>& r) {
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, nv, 1024), [&](const tbb::blocked_range<size_t>& r) {
             for (size_t v = r.begin(); v < r.end(); ++v) {
                 const uint32_t b = start_[v], e = start_[v + 1];
                 if (b == e || weights_[v] <= 0.0f) {

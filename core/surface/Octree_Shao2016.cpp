@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -265,10 +266,142 @@ void Octree_Shao2016::collectResults(std::vector<CellBlock>& blocks, std::vector
     }
 }
 
+namespace {
+constexpr size_t kMaxDenseBlocks = size_t(1) << 17; // buildFromCells' grid: at most 8 MiB
+
+// The cells c (in [0, cMax]) of one axis whose box enlarged by l holds x, bounds as nodeBox
+// computes them (o + c L - l <= x <= o + (c + 1) L + l); c1 < c0 when there is none.
+inline void enlargedCellRange(float x, float o, float L, float l, int cMax, int& c0, int& c1) {
+    int lo = int(std::floor((x - o - l) / L)) - 2, hi = int(std::floor((x - o + l) / L)) + 2;
+    while (lo <= hi && !(x <= o + float(lo + 1) * L + l))
+        ++lo;
+    while (hi >= lo && !(x >= o + float(hi) * L - l))
+        --hi;
+    c0 = std::max(lo, 0);
+    c1 = std::min(hi, cMax);
+}
+
+// The parent level of a block's cells: bit (x, y, z) of the result is set when one of the cells
+// (2x + i, 2y + j, 2z + k) is.
+BlockMask coarser(const BlockMask& m) {
+    BlockMask r{};
+    for (int z = 0; z < 4; ++z) {
+        const uint64_t w = m[size_t(2 * z)] | m[size_t(2 * z + 1)];
+        uint64_t out = 0;
+        for (int y = 0; y < 4; ++y) {
+            const uint64_t row = ((w >> (16 * y)) | (w >> (16 * y + 8))) & 0xFFu;
+            const uint64_t pairs = (row | (row >> 1)) & 0x55u; // bits 0, 2, 4, 6
+            out |= ((pairs & 1u) | ((pairs >> 1) & 2u) | ((pairs >> 2) & 4u) | ((pairs >> 3) & 8u))
+                   << (8 * y);
+        }
+        r[size_t(z)] = out;
+    }
+    return r;
+}
+} // namespace
+
+bool Octree_Shao2016::buildFromCells(std::vector<CellBlock>& blocks) {
+    const int D = in_.depth;
+    const int n = 1 << (D - blockDepth_); // cells per block and axis
+    const int shift = D - blockDepth_;
+    const int rootCells = 1 << D;
+    Vec3i nb;
+    for (int a = 0; a < 3; ++a)
+        nb[a] = std::min(1 << blockDepth_, (in_.lattice.dims[a] + n - 1) / n + 1);
+    const size_t count = size_t(nb.x()) * size_t(nb.y()) * size_t(nb.z());
+    if (count > kMaxDenseBlocks)
+        return false;
+    dense_.assign(count, BlockMask{});
+    const float L = in_.lattice.cell, l = in_.sEnlargement;
+    const Vec3f& o = in_.lattice.origin;
+    // Every surface particle ORs its cells into the blocks: per block and z layer one word (the
+    // run of x cells repeated on the y rows).
+    for (const Vec3f& p : in_.surfacePositions) {
+        int c0[3], c1[3];
+        bool none = false;
+        for (int a = 0; a < 3 && !none; ++a) {
+            enlargedCellRange(p[a], o[a], L, l, rootCells - 1, c0[a], c1[a]);
+            none = c1[a] < c0[a];
+            if (!none && c1[a] >= nb[a] * n)
+                return false; // outside the dense grid: the tree handles it
+        }
+        if (none)
+            continue;
+        for (int by = c0[1] >> shift; by <= c1[1] >> shift; ++by) {
+            const int y0 = std::max(c0[1], by * n) - by * n, y1 = std::min(c1[1], by * n + n - 1) - by * n;
+            uint64_t rows = 0; // bit 8 y for the y rows of the block
+            for (int y = y0; y <= y1; ++y)
+                rows |= 1ull << (8 * y);
+            for (int bx = c0[0] >> shift; bx <= c1[0] >> shift; ++bx) {
+                const int x0 = std::max(c0[0], bx * n) - bx * n,
+                          x1 = std::min(c1[0], bx * n + n - 1) - bx * n;
+                const uint64_t word = (((1ull << (x1 - x0 + 1)) - 1ull) << x0) * rows; // no carries: x < 8
+                for (int z = c0[2]; z <= c1[2]; ++z)
+                    dense_[(size_t(z >> shift) * size_t(nb.y()) + size_t(by)) * size_t(nb.x()) + size_t(bx)]
+                          [size_t(z & (n - 1))] |= word;
+            }
+        }
+    }
+    blocks.clear();
+    for (int bz = 0; bz < nb.z(); ++bz)
+        for (int by = 0; by < nb.y(); ++by)
+            for (int bx = 0; bx < nb.x(); ++bx) {
+                const BlockMask& m =
+                    dense_[(size_t(bz) * size_t(nb.y()) + size_t(by)) * size_t(nb.x()) + size_t(bx)];
+                if (std::any_of(m.begin(), m.end(), [](uint64_t w) { return w != 0; }))
+                    blocks.push_back(CellBlock{blockKey(uint32_t(bx), uint32_t(by), uint32_t(bz)), m});
+            }
+    countFromCells(blocks);
+    return true;
+}
+
+// The tree's counts from its surface leaves: a node below the root is a surface node exactly when
+// one of its cells is; the root (S = every surface particle) and each surface node above depth D
+// is split into eight nodes; the other nodes are leaves.
+void Octree_Shao2016::countFromCells(const std::vector<CellBlock>& blocks) {
+    const int D = in_.depth;
+    uint64_t inner = 1; // the root
+    uint64_t cells = 0;
+    for (const CellBlock& b : blocks) {
+        BlockMask m = b.cells;
+        for (uint64_t w : m)
+            cells += uint64_t(bitCount(w));
+        for (int d = D - 1; d >= std::max(blockDepth_, 1); --d) { // the block's levels above its cells
+            m = coarser(m);
+            for (uint64_t w : m)
+                inner += uint64_t(bitCount(w));
+        }
+    }
+    levelKeys_.clear();
+    for (const CellBlock& b : blocks)
+        levelKeys_.push_back(b.key);
+    for (int d = blockDepth_ - 1; d >= 1; --d) { // the levels above the blocks
+        for (uint64_t& k : levelKeys_) {
+            const Vec3i c = blockCoords(k);
+            k = blockKey(uint32_t(c.x() >> 1), uint32_t(c.y() >> 1), uint32_t(c.z() >> 1));
+        }
+        std::sort(levelKeys_.begin(), levelKeys_.end());
+        levelKeys_.erase(std::unique(levelKeys_.begin(), levelKeys_.end()), levelKeys_.end());
+        inner += levelKeys_.size();
+    }
+    counts_ = Counts{};
+    counts_.nodes = 1 + 8 * inner;
+    counts_.leaves = counts_.nodes - inner;
+    counts_.surfaceLeaves = cells;
+    counts_.unclassifiedLeaves = counts_.leaves - cells;
+}
+
 void Octree_Shao2016::build(const Input& input, std::vector<CellBlock>& blocks,
                             std::vector<OctreeLeaf>& leaves) {
     in_ = input;
     blockDepth_ = std::max(0, in_.depth - 3);
+    // Without stored leaves (their classes need the tree), the leaves' cells directly; the root
+    // alone (D = 0) and an empty S take the tree's path.
+    if (!in_.storeLeaves && in_.depth > 0 && !in_.surfacePositions.empty()) {
+        leaves.clear();
+        if (buildFromCells(blocks))
+            return;
+    }
     const int topDepth = std::min(3, blockDepth_);
     prepareTopLevels(topDepth);
     // Top levels, breadth-first: one task per node (children's S lists in persistent pools).
@@ -297,7 +430,7 @@ size_t Octree_Shao2016::bytes() const {
             b += v.capacity() * sizeof(uint32_t);
     for (const auto& level : topNodes_)
         b += level.capacity() * sizeof(TopNode);
-    return b;
+    return b + dense_.capacity() * sizeof(BlockMask) + levelKeys_.capacity() * sizeof(uint64_t);
 }
 
 } // namespace octo

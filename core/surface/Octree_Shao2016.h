@@ -20,6 +20,12 @@
 // Below the nodes at depth D - 3 (exactly the 8^3-cell blocks of BlockCornerField) the lists are
 // not split further: the block's surface particles mark its surface cells in a bit mask, and the
 // last three levels are read off the mask (blockSubtree).
+//
+// Without stored leaves the tree itself is not needed, only its surface leaves and counts. A cell
+// is a surface leaf exactly when a surface particle lies in its enlarged box (a node's enlarged
+// box is the union of its cells', in floating point too), so buildFromCells marks each surface
+// particle's cells directly, with the same comparisons, and reads the node and leaf counts off
+// the marked cells level by level: the same blocks and counts, without the top-down lists.
 #include "spatial/NeighborGrid.h"
 #include "surface/BlockCornerField.h"
 #include "surface/SurfaceSettings.h"
@@ -73,6 +79,9 @@ private:
     // surface particles); expands top level d into level d + 1 (one task per child); merges the
     // per-thread blocks, leaves and counts.
     void prepareTopLevels(int topDepth);
+    /// The fast path (no stored leaves): false when the lattice's block grid is too large for it.
+    bool buildFromCells(std::vector<CellBlock>& blocks);
+    void countFromCells(const std::vector<CellBlock>& blocks);
     void expandTopLevel(int d);
     void collectResults(std::vector<CellBlock>& blocks, std::vector<OctreeLeaf>& leaves);
     void recurse(ThreadCtx& ctx, int depth, const Vec3i& coord, std::span<const uint32_t> S) const;
@@ -90,6 +99,8 @@ private:
     tbb::enumerable_thread_specific<ThreadCtx> tls_;
     std::vector<std::vector<std::vector<uint32_t>>> topLists_; // [level][node] S lists
     std::vector<std::vector<TopNode>> topNodes_;               // [level] surface nodes
+    std::vector<BlockMask> dense_;                             // buildFromCells: per block of the lattice
+    std::vector<uint64_t> levelKeys_;                          // countFromCells: nodes of one level
 };
 
 } // namespace octo

@@ -418,8 +418,10 @@ void lambdaCellBaseline(const LambdaPass& pass, uint32_t b, uint32_t e, Candidat
 const bool kHasAvx2 = __builtin_cpu_supports("avx2");
 #endif
 
+// Chunks of 64 cells: the occupied cells cluster (the fluid fills part of its box), and small
+// chunks keep two threads busy to the end (each cell's particles are computed on their own).
 template <class PerCell> void forEachOccupiedCell(const NeighborGrid& grid, PerCell&& perCell) {
-    tbb::parallel_for(tbb::blocked_range<uint32_t>(0, uint32_t(grid.cellCount()), 256),
+    tbb::parallel_for(tbb::blocked_range<uint32_t>(0, uint32_t(grid.cellCount()), 64),
                       [&](const tbb::blocked_range<uint32_t>& r) {
                           for (uint32_t c = r.begin(); c < r.end(); ++c) {
                               const auto [b, e] = grid.cellRange(c);

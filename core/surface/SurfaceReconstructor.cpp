@@ -9,6 +9,7 @@
 #include <tbb/parallel_sort.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -27,7 +28,7 @@ uint64_t countCells(const std::vector<CellBlock>& blocks) {
     uint64_t n = 0;
     for (const CellBlock& b : blocks)
         for (uint64_t w : b.cells)
-            n += uint64_t(std::popcount(w));
+            n += uint64_t(bitCount(w));
     return n;
 }
 
@@ -42,6 +43,31 @@ void checkSpan(const Vec3f& extent, float L) {
               << " cells of L = " << L << " m on one axis (limit 1048576); check for far-flung particles";
             throw std::length_error(s.str());
         }
+    }
+}
+
+constexpr size_t kRadixSortedVertices = size_t(1) << 16;
+
+// Sorts (key, index) pairs with keys < maxKey and indices ascending by key, stably (so in the
+// order of sorting the pairs): a least-significant-digit radix sort, 11 bits per pass.
+void sortByKey(std::vector<std::pair<uint64_t, uint32_t>>& a, std::vector<std::pair<uint64_t, uint32_t>>& tmp,
+               uint64_t maxKey) {
+    constexpr int kBits = 11;
+    constexpr size_t kBuckets = size_t(1) << kBits;
+    const int passes = (std::bit_width(maxKey) + kBits - 1) / kBits;
+    tmp.resize(a.size());
+    std::array<uint32_t, kBuckets> start;
+    for (int pass = 0; pass < passes; ++pass) {
+        const int shift = pass * kBits;
+        start.fill(0);
+        for (const auto& e : a)
+            ++start[(e.first >> shift) & (kBuckets - 1)];
+        uint32_t sum = 0;
+        for (uint32_t& c : start)
+            sum += std::exchange(c, sum);
+        for (const auto& e : a)
+            tmp[start[(e.first >> shift) & (kBuckets - 1)]++] = e;
+        a.swap(tmp);
     }
 }
 
@@ -349,7 +375,15 @@ void SurfaceReconstructor::groupVertices(float invG, const Vec3i& dims, const Ve
             vertexKeys_[v] = {key * 8 + octant, uint32_t(v)};
         }
     });
-    tbb::parallel_sort(vertexKeys_.begin(), vertexKeys_.end());
+    // Small meshes (the live loop's): a serial radix sort, no parallel region; large ones: a
+    // parallel sort without the radix sort's second buffer (the 1 M block's workspace). The same order.
+    if (nv <= kRadixSortedVertices) {
+        const uint64_t maxKey =
+            uint64_t(superDims.x()) * uint64_t(superDims.y()) * uint64_t(superDims.z()) * 8;
+        sortByKey(vertexKeys_, vertexKeysTmp_, maxKey);
+    } else {
+        tbb::parallel_sort(vertexKeys_.begin(), vertexKeys_.end());
+    }
     groupStart_.clear();
     superStart_.clear();
     for (size_t k = 0; k < nv; ++k)
@@ -466,13 +500,19 @@ void SurfaceReconstructor::vertexFieldGroup(const VertexFieldJob& job, uint32_t 
     }
     for (uint32_t k = groupStart_[grp]; k < groupStart_[grp + 1]; ++k) {
         const uint32_t v = vertexKeys_[k].second;
-        if (velocities)
+        if (velocities && !weights && !normals) {
             mesh.velocities[v] = kernelWeightedMean(cand, mesh.vertices[v] - centre, R, scratch.vx.data(),
                                                     scratch.vy.data(), scratch.vz.data());
+            continue;
+        }
         if (!weights && !normals)
             continue;
         int near = 0;
-        const Vec3f grad = anisotropicFieldGradient(cand, mesh.vertices[v] - centre, R, &near);
+        const Vec3f grad =
+            velocities
+                ? anisotropicFieldGradientAndMean(cand, mesh.vertices[v] - centre, R, near, scratch.vx.data(),
+                                                  scratch.vy.data(), scratch.vz.data(), mesh.velocities[v])
+                : anisotropicFieldGradient(cand, mesh.vertices[v] - centre, R, &near);
         const float len = grad.norm();
         if (normals && len > 0.0f && std::isfinite(len))
             mesh.normals[v] = -grad / len; // f grows inwards
@@ -664,20 +704,28 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
     }
 
     // --- Lattice shared by all methods: every corner within R of a particle lies inside. ---
-    const auto t1 = Clock::now();
     setUpLattice(box.min.array() - margin, ext);
     // --- Cells of the chosen method (octree: Shao 2016 §5) ---
-    buildMethodCells();
-    st.tOctreeMs = msSince(t1);
+    auto cells = [&] {
+        const auto t1 = Clock::now();
+        buildMethodCells();
+        st.tOctreeMs = msSince(t1);
+    };
 
     // --- The field at the needed corners: anisotropic kernels (Yu & Turk 2013) or the distance
     //     field (Zhu & Bridson 2005, Solenthaler 2007) ---
-    const auto t2 = Clock::now();
+    auto t2 = Clock::now();
     if (settings.field == SurfaceField::Anisotropic) {
-        computeKernels(anisotropySettingsOf(settings, r, R));
-        st.tAnisotropyMs = msSince(t2);
+        // The kernels need only the particles: they are computed beside the cells, whose build
+        // is partly serial (tOctreeMs and tAnisotropyMs overlap).
+        tbb::parallel_invoke(cells, [&] {
+            computeKernels(anisotropySettingsOf(settings, r, R));
+            st.tAnisotropyMs = msSince(t2);
+        });
         evaluateAnisotropicCorners();
     } else {
+        cells();
+        t2 = Clock::now();
         evaluateCorners();
     }
     st.tDistanceMs = msSince(t2);
@@ -721,7 +769,8 @@ uint64_t SurfaceReconstructor::workspaceBytes() const {
            result_.lambda.capacity() * sizeof(float) + result_.surfaceFlag.capacity() +
            result_.leaves.capacity() * sizeof(OctreeLeaf) + kernels_.bytes() + anisotropic_.capacity() +
            smoother_.bytes() + vertexWeight_.capacity() * sizeof(float) + vs_.capacity() * sizeof(Vec3f) +
-           m.velocities.capacity() * sizeof(Vec3f) + vertexKeys_.capacity() * sizeof(vertexKeys_[0]) +
+           m.velocities.capacity() * sizeof(Vec3f) +
+           (vertexKeys_.capacity() + vertexKeysTmp_.capacity()) * sizeof(vertexKeys_[0]) +
            groupStart_.capacity() * sizeof(uint32_t) +
            (m.vertices.capacity() + m.normals.capacity()) * sizeof(Vec3f) +
            m.triangles.capacity() * sizeof(m.triangles[0]);

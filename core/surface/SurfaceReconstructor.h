@@ -90,8 +90,9 @@ private:
     std::vector<uint8_t> anisotropic_; // sorted order: surface particles get Yu & Turk kernels
     MeshSmoother smoother_;
     std::vector<float> vertexWeight_;
-    std::vector<std::pair<uint64_t, uint32_t>> vertexKeys_; // vertexFieldPass: (group, vertex), sorted
-    std::vector<uint32_t> groupStart_, superStart_;         // vertexFieldPass: groups, 2x2x2 super-groups
+    std::vector<std::pair<uint64_t, uint32_t>> vertexKeys_,
+        vertexKeysTmp_;                             // vertexFieldPass: (group, vertex), sorted
+    std::vector<uint32_t> groupStart_, superStart_; // vertexFieldPass: groups, 2x2x2 super-groups
     // Per-thread scratch, owned here (not thread_local: TBB workers outlive the object and
     // LeakSanitizer reported the buffers they kept).
     SurfaceDetection_Marrone2010::Workspace detection_;

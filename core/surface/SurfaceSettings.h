@@ -117,9 +117,10 @@ struct SurfaceStats {
     float leafSize = 0.0f;
     uint64_t anisotropicParticles = 0; ///< particles given Yu & Turk kernels (anisotropic field)
     double tDetectMs = 0, tOctreeMs = 0, tDistanceMs = 0, tMcMs = 0, tTotalMs = 0;
-    double tAnisotropyMs = 0; ///< kernels (part of tDistanceMs)
-    double tSmoothMs = 0;     ///< mesh smoothing, normals and velocities (part of tMcMs)
-    uint64_t peakBytes = 0;   ///< bytes held by the workspace (container capacities) at the end of the frame
+    /// Yu & Turk's kernels (part of tDistanceMs); built beside the cells, so tOctreeMs overlaps it.
+    double tAnisotropyMs = 0;
+    double tSmoothMs = 0;   ///< mesh smoothing, normals and velocities (part of tMcMs)
+    uint64_t peakBytes = 0; ///< bytes held by the workspace (container capacities) at the end of the frame
 };
 
 struct SurfaceResult {

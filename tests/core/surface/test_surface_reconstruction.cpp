@@ -549,6 +549,46 @@ private slots:
         QCOMPARE(res.stats.cubes, uint64_t(surfaceLeaves));
     }
 
+    void octreeCellsMatchTree_data() {
+        octreeMatchesPlainReference_data();
+        QTest::newRow("ball, L = 4r (depth 3: one block)") << 2 << 1.0f;
+        QTest::newRow("two balls 5 m apart (block grid too large to mark: the tree)") << 3 << 0.75f;
+    }
+    void octreeCellsMatchTree() {
+        // Without stored leaves the surface leaves are marked cell by cell (no top-down lists):
+        // the same counts, cells and mesh as the tree built for drawing.
+        QFETCH(int, shape);
+        QFETCH(float, enlargement);
+        auto pts = shape == 0   ? shellSphere(Vec3f::Zero(), 0.12f, kD0)
+                   : shape == 1 ? damBreakFrame(4000, kD0)
+                                : latticeSphere(Vec3f::Zero(), shape == 2 ? 0.03f : 0.05f, kD0);
+        if (shape == 3)
+            for (const Vec3f& p : latticeSphere(Vec3f::Constant(5.0f), 0.05f, kD0))
+                pts.push_back(p);
+        SurfaceSettings s = settingsFor(SurfaceMethod::Octree);
+        s.sEnlargementFactor = enlargement;
+        if (shape == 2)
+            s.leafSize = 4.0f * kR;
+        SurfaceReconstructor tree, cells;
+        s.storeLeaves = true;
+        tree.reconstruct(pts, {}, s);
+        s.storeLeaves = false;
+        cells.reconstruct(pts, {}, s);
+        const SurfaceStats &a = tree.result().stats, &b = cells.result().stats;
+        QVERIFY(a.cubes > 0);
+        QCOMPARE(b.octreeNodes, a.octreeNodes);
+        QCOMPARE(b.octreeLeaves, a.octreeLeaves);
+        QCOMPARE(b.cubes, a.cubes);
+        QCOMPARE(b.corners, a.corners);
+        QVERIFY(cells.result().leaves.empty());
+        if (shape == 2)
+            QVERIFY(b.octreeDepth <= 3);
+        const TriangleMesh &ma = tree.result().mesh, &mb = cells.result().mesh;
+        QCOMPARE(mb.vertices.size(), ma.vertices.size());
+        QVERIFY(mb.vertices == ma.vertices);
+        QVERIFY(mb.triangles == ma.triangles);
+    }
+
     void workspaceIsReusedAndInputChecked() {
         SurfaceReconstructor rec;
         const auto pts = latticeSphere(Vec3f::Zero(), 0.2f, kD0);
