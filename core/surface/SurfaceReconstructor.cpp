@@ -723,12 +723,15 @@ void SurfaceReconstructor::reconstruct(std::span<const Vec3f> positions, std::sp
             st.tAnisotropyMs = msSince(t2);
         });
         evaluateAnisotropicCorners();
+        // The field's wall time beyond the cells' (the two overlap), so that detection + octree +
+        // distance add up to the wall time of the three (Tode, FrameSurface::odeMs).
+        st.tDistanceMs = std::max(0.0, msSince(t2) - st.tOctreeMs);
     } else {
         cells();
         t2 = Clock::now();
         evaluateCorners();
+        st.tDistanceMs = msSince(t2);
     }
-    st.tDistanceMs = msSince(t2);
 
     // --- Marching cubes (Lorensen & Cline 1987), then smoothing, normals and velocities ---
     const auto t3 = Clock::now();

@@ -117,7 +117,8 @@ struct SurfaceStats {
     float leafSize = 0.0f;
     uint64_t anisotropicParticles = 0; ///< particles given Yu & Turk kernels (anisotropic field)
     double tDetectMs = 0, tOctreeMs = 0, tDistanceMs = 0, tMcMs = 0, tTotalMs = 0;
-    /// Yu & Turk's kernels (part of tDistanceMs); built beside the cells, so tOctreeMs overlaps it.
+    /// Yu & Turk's kernels, built beside the cells (tOctreeMs overlaps it; tDistanceMs is then the
+    /// field's wall time beyond the cells', so the three stages' times add up to their wall time).
     double tAnisotropyMs = 0;
     double tSmoothMs = 0;   ///< mesh smoothing, normals and velocities (part of tMcMs)
     uint64_t peakBytes = 0; ///< bytes held by the workspace (container capacities) at the end of the frame
