@@ -3,46 +3,55 @@
 // with it where the flow is curved at the kernel scale (docs/SCENES.md). A rate: the strength is
 // given per reference step and scaled by the step actually taken.
 //
-//   L(v)_i = sum_j a_ij (v_j - v_i - (G_i + G_j) / 2 (x_j - x_i))      (linear-exact Laplacian)
+//   v <- v - eps dt / dt_ref L(L(v))                          (once per step, committed velocities)
+//   L(v)_i = sum_j a_ij (v_j - v_i)                           (XSPH's operator, Monaghan 1989: default)
+//   L(v)_i = sum_j a_ij (v_j - v_i - (G_i + G_j) / 2 (x_j - x_i))     (linear-exact: setLinearExact)
 //   G_i    = argmin_G sum_j a_ij |v_j - v_i - G (x_j - x_i)|^2         (weighted least squares)
-//   v     <- v - eps dt / dt_ref L(L(v))                    (once per step, committed velocities)
 //
-// XSPH's smoothing operator (Monaghan 1989) is the first term alone, sum_j a_ij (v_j - v_i). It is
-// zero for a linear field only where a particle's neighbourhood is symmetric: in the two layers at
-// a wall (the filter sums no boundary) or under the free surface it changed a linear shear by
-// 1.8 % per step (issue 26). Subtracting the first-order part with a corrected gradient makes L
-// vanish for every linear field in any neighbourhood: the same construction as the diffusive term
-// of delta-SPH (Antuono, Colagrossi, Marrone & Molteni 2010, "Free-surface flows solved by means of
-// SPH schemes with numerical diffusive terms", Comput. Phys. Commun. 181, eq. 8: differences minus
-// the mean of the two renormalised gradients along x_ij), and of the corrected second derivative of
-// Fatehi & Manzari 2011 (Comput. Math. Appl. 61). The gradient is renormalised as Bonet & Lok 1999
-// do (a moment matrix makes it exact for linear fields), here with the filter's own weights a_ij
-// instead of grad W: then G_i minimises that particle's residual, and L is exactly -grad E of
+// XSPH's operator is zero for a linear field only where a particle's neighbourhood is symmetric: in
+// the two layers at a wall (the filter sums no boundary) or under the free surface it changes a
+// linear shear by 1.8 % per step (issue 26; 0.9 % of the shear's change across h in
+// test_velocity_filter's slab), a drag on the boundary layers. The linear-exact operator subtracts
+// the first-order part with a corrected gradient, so L vanishes for every linear field in any
+// neighbourhood: the construction of the diffusive term of delta-SPH (Antuono, Colagrossi, Marrone &
+// Molteni 2010, "Free-surface flows solved by means of SPH schemes with numerical diffusive terms",
+// Comput. Phys. Commun. 181: differences minus the mean of the two renormalised gradients along
+// x_ij) and of the corrected second derivative of Fatehi & Manzari 2011 (Comput. Math. Appl. 61).
+// The gradient is renormalised as Bonet & Lok 1999 do (a moment matrix makes it exact for linear
+// fields), here with the filter's own weights a_ij instead of grad W: then G_i minimises that
+// particle's residual, and L is exactly -grad E of
 //
 //   E(v) = 1/4 sum_i min_G sum_j a_ij |v_j - v_i - G (x_j - x_i)|^2 <= 1/4 sum_ij a_ij |v_j - v_i|^2
 //
 // (envelope theorem: G_i held fixed when differentiating its own minimum). So -L is symmetric,
 // positive semi-definite and below XSPH's -L, whose spectrum Gershgorin bounds by [0, 2c] (every
-// row of a sums to at most c): for eps_step <= 1 / (2 c^2) ~ 1.02 the filter is stable and never
-// raises the kinetic energy, however the particles are arranged. Uniform flows, rigid rotations and
-// every other linear field are in L's null space, and -L is symmetric, so linear and angular
-// momentum are conserved. Where a neighbourhood is flat (a sheet, a line) the moment matrix is
-// singular: G is the minimiser over the directions it resolves (pseudo-inverse), and all of the
-// above still holds.
+// row of a sums to at most c): for both operators eps_step <= 1 / (2 c^2) ~ 1.02 keeps the filter
+// stable and never raises the kinetic energy, however the particles are arranged. Every linear
+// field (uniform flow, rigid rotation, shear) is in the linear-exact L's null space, so it also
+// conserves angular momentum; where a neighbourhood is flat (a sheet, a line) the moment matrix is
+// singular and G minimises over the directions it resolves (pseudo-inverse), all of the above
+// still holding. Why it is not the default: with it the resting columns of test_rest_resolutions
+// move at 0.056-0.10 m/s at 0.5 s instead of 0.04 (r = 12 mm: 0.097, the filter off: 0.126) and
+// Martin & Moyce's front RMS is 0.127 (0.132 without the filter): what quiets the rest and slows
+// the surge is XSPH's drag on the layers at walls and under the free surface (docs/SCENES.md).
+// It costs 3.6x XSPH's filter (five passes with 3x3 moments instead of three).
+//
+// Per step, a wave's energy falls by about 2 eps_step mu^2 (mu its eigenvalue of -L), so a fixed
+// eps per step damped more the shorter the steps (a resolved shear wave lost 1.75x more of its
+// energy in 0.06 s at 1 ms steps than at 3 ms). eps_step = eps dt / dt_ref makes it a rate,
+// eps / dt_ref per second: a resolved flow (eps_step mu^2 << 1) loses the same energy per second
+// at any dt (the wave: 42.9 % and 43.1 %). dt_ref = 2.5 ms is the step of the default dam break
+// (r = 8.5 mm, 30 k particles: median 2.4 ms over its first 3 s, 1.5-2.8 ms for 80 % of it), so
+// the default eps = 0.8 acts as before there. Longer steps (calm water runs up to the 5 ms cap) are
+// capped at the stability bound, eps_step = 1.02 from dt = 3.2 ms at eps = 0.8: more per step
+// than before, less per second than the rate. Particle-scale noise (eps_step mu^2 near 1 at
+// dt_ref) is not in that linear regime: it is mostly gone within a few steps at any dt.
 //
 // A Laplacian alone (XSPH, v <- v + eps L(v)) damps a velocity wave of length lambda at a rate
 // ~ (h / lambda)^2, so the strength that quiets particle-scale noise also slows a dam break
 // (measured: eps = 0.5 made a resting column quiet but moved the Martin & Moyce front RMS from 0.10
 // to 0.15). Applying it twice damps ~ (h / lambda)^4: the same at the particle scale, 16x less at
 // 2h and negligible at the scale of the flow (docs/BENCHMARKS.md, issue 9).
-//
-// Per step, a wave's energy falls by 2 eps_step mu^2 (mu its eigenvalue of -L), so a fixed eps
-// damped more the shorter the steps (a swirl at 1 ms steps kept 0.8 % of its energy after 1 s, at
-// the default's steps 1.4 %). eps_step = eps dt / dt_ref makes it a rate, eps / dt_ref per second:
-// a resolved flow loses the same energy per second at any dt. dt_ref = 2.5 ms is the step of the
-// default dam break (r = 12.6 mm, 1.5-2.4 ms in its first 0.5 s, up to the 5 ms cap at rest), so the
-// default eps = 0.8 acts as before there. Steps beyond eps_step = 1.02 (dt > 3.2 ms at eps = 0.8)
-// are capped at the stability bound and damp less per second.
 //
 // Why it is needed: fluid sampled on a simple cubic lattice is unstable under pressure in SPH. The
 // symmetric pressure force at a uniform pressure p0 is the force of the pair potential
@@ -57,9 +66,10 @@
 // drops' rims are left alone, where surface tension moves particles at the particle scale. The
 // layer under a flat free surface (0.86-0.88 rho0 from its one-sided kernel) is filtered: with the
 // ramp at 0.9-0.98 it was not, and at r = 12 mm the particles where the surface meets a wall kept
-// bobbing at 0.04-0.07 m/s for as long as a resting column was run. Five passes over the fluid
-// neighbours (sigma; a_ij, moments and G(v); L(v); G(L(v)); L(L(v))), no boundary; a_ij is kept
-// beside the lists (4 bytes per pair), each particle's moments and G beside the particles.
+// bobbing at 0.04-0.07 m/s for as long as a resting column was run. XSPH's filter: three passes over
+// the fluid neighbours (sigma; L(v); L(L(v))), no boundary, a_ij kept beside the lists (4 bytes per
+// pair); linear-exact: five (sigma; a_ij, moments and G(v); L(v); G(L(v)); L(L(v))), each
+// particle's moments and G kept beside the particles.
 #include "common/Types.h"
 #include "spatial/KernelTable.h"
 
@@ -110,9 +120,6 @@ public:
         kappa_.resize(n);
         smoothed_.resize(n);
         twice_.resize(n);
-        gradients_.resize(n);
-        firstMoments_.resize(n);
-        inverseMoments_.resize(n);
         // V0 W_ij once per pair, kept beside the lists (CSR by particle), then a_ij in place.
         offsets_.resize(n + 1);
         offsets_[0] = 0;
@@ -131,46 +138,10 @@ public:
                                             0.0f, 1.0f);
             kappa_[i] = inside * (sigma > kRowSum ? kRowSum / sigma : 1.0f);
         });
-        // a_ij = min(kappa_i, kappa_j) V0 W_ij, the moments sum_j a_ij x_ji and sum_j a_ij x_ji x_ji^T,
-        // and G(v) in the same pass.
-        forRange(n, [&](size_t i) {
-            Vec3f first = Vec3f::Zero();
-            Mat3f second = Mat3f::Zero(), t = Mat3f::Zero();
-            float* a = weights_.data() + offsets_[i];
-            for (const uint32_t j : neighbours(uint32_t(i))) {
-                *a *= std::min(kappa_[i], kappa_[j]);
-                const Vec3f xji = positions[j] - positions[i], axji = *a++ * xji;
-                first += axji;
-                second.noalias() += axji * xji.transpose();
-                t.noalias() += (velocities[j] - velocities[i]) * axji.transpose();
-            }
-            firstMoments_[i] = first;
-            inverseMoments_[i] = pseudoInverse(second);
-            gradients_[i] = t * inverseMoments_[i];
-        });
-        // L(v)_i = sum_j a_ij (v_j - v_i) - (G_i m_i + sum_j a_ij G_j x_ji) / 2, G from gradients_.
-        auto laplacian = [&](std::span<const Vec3f> v, std::vector<Vec3f>& out) {
-            forRange(n, [&](size_t i) {
-                Vec3f difference = Vec3f::Zero(), neighbourGradients = Vec3f::Zero();
-                const float* a = weights_.data() + offsets_[i];
-                for (const uint32_t j : neighbours(uint32_t(i))) {
-                    const float aij = *a++;
-                    difference += aij * (v[j] - v[i]);
-                    neighbourGradients.noalias() += gradients_[j] * (aij * (positions[j] - positions[i]));
-                }
-                out[i] = difference - 0.5f * (gradients_[i] * firstMoments_[i] + neighbourGradients);
-            });
-        };
-        laplacian(velocities, smoothed_);
-        forRange(n, [&](size_t i) { // G(L(v))
-            Mat3f t = Mat3f::Zero();
-            const float* a = weights_.data() + offsets_[i];
-            for (const uint32_t j : neighbours(uint32_t(i)))
-                t.noalias() +=
-                    (smoothed_[j] - smoothed_[i]) * (*a++ * (positions[j] - positions[i])).transpose();
-            gradients_[i] = t * inverseMoments_[i];
-        });
-        laplacian(smoothed_, twice_);
+        if (linearExact_)
+            linearExactBiLaplacian(velocities, positions, neighbours);
+        else
+            xsphBiLaplacian(velocities, neighbours);
         // The filter lowers the kinetic energy, not every particle's speed: the caller's CFL bound
         // needs the new maximum, found in the same pass.
         return std::sqrt(tbb::parallel_reduce(
@@ -185,7 +156,84 @@ public:
             [](float a, float b) { return std::max(a, b); }));
     }
 
+    /// L with the first-order correction (linear-exact) instead of XSPH's operator. Off by default:
+    /// the resting columns rely on what XSPH's operator does at walls and under the free surface
+    /// (docs/SCENES.md, "Rest without the filter").
+    void setLinearExact(bool on) { linearExact_ = on; }
+    bool linearExact() const { return linearExact_; }
+
 private:
+    // XSPH's L twice (three passes with the weights'): a_ij = min(kappa_i, kappa_j) V0 W_ij is
+    // stored in place by the first.
+    template <class Neighbours> void xsphBiLaplacian(std::span<const Vec3f> v, Neighbours& neighbours) {
+        const size_t n = v.size();
+        forRange(n, [&](size_t i) {
+            Vec3f sum = Vec3f::Zero();
+            float* a = weights_.data() + offsets_[i];
+            for (const uint32_t j : neighbours(uint32_t(i))) {
+                *a *= std::min(kappa_[i], kappa_[j]);
+                sum += *a++ * (v[j] - v[i]);
+            }
+            smoothed_[i] = sum;
+        });
+        forRange(n, [&](size_t i) {
+            Vec3f sum = Vec3f::Zero();
+            const float* a = weights_.data() + offsets_[i];
+            for (const uint32_t j : neighbours(uint32_t(i)))
+                sum += *a++ * (smoothed_[j] - smoothed_[i]);
+            twice_[i] = sum;
+        });
+    }
+
+    // The linear-exact L twice (five passes with the weights').
+    template <class Neighbours>
+    void linearExactBiLaplacian(std::span<const Vec3f> v, std::span<const Vec3f> positions,
+                                Neighbours& neighbours) {
+        const size_t n = v.size();
+        gradients_.resize(n);
+        firstMoments_.resize(n);
+        inverseMoments_.resize(n);
+        // a_ij in place, the moments sum_j a_ij x_ji and sum_j a_ij x_ji x_ji^T, and G(v).
+        forRange(n, [&](size_t i) {
+            Vec3f first = Vec3f::Zero();
+            Mat3f second = Mat3f::Zero(), t = Mat3f::Zero();
+            float* a = weights_.data() + offsets_[i];
+            for (const uint32_t j : neighbours(uint32_t(i))) {
+                *a *= std::min(kappa_[i], kappa_[j]);
+                const Vec3f xji = positions[j] - positions[i], axji = *a++ * xji;
+                first += axji;
+                second.noalias() += axji * xji.transpose();
+                t.noalias() += (v[j] - v[i]) * axji.transpose();
+            }
+            firstMoments_[i] = first;
+            inverseMoments_[i] = pseudoInverse(second);
+            gradients_[i] = t * inverseMoments_[i];
+        });
+        // L(v)_i = sum_j a_ij (v_j - v_i) - (G_i m_i + sum_j a_ij G_j x_ji) / 2, G from gradients_.
+        auto laplacian = [&](std::span<const Vec3f> u, std::vector<Vec3f>& out) {
+            forRange(n, [&](size_t i) {
+                Vec3f difference = Vec3f::Zero(), neighbourGradients = Vec3f::Zero();
+                const float* a = weights_.data() + offsets_[i];
+                for (const uint32_t j : neighbours(uint32_t(i))) {
+                    const float aij = *a++;
+                    difference += aij * (u[j] - u[i]);
+                    neighbourGradients.noalias() += gradients_[j] * (aij * (positions[j] - positions[i]));
+                }
+                out[i] = difference - 0.5f * (gradients_[i] * firstMoments_[i] + neighbourGradients);
+            });
+        };
+        laplacian(v, smoothed_);
+        forRange(n, [&](size_t i) { // G(L(v))
+            Mat3f t = Mat3f::Zero();
+            const float* a = weights_.data() + offsets_[i];
+            for (const uint32_t j : neighbours(uint32_t(i)))
+                t.noalias() +=
+                    (smoothed_[j] - smoothed_[i]) * (*a++ * (positions[j] - positions[i])).transpose();
+            gradients_[i] = t * inverseMoments_[i];
+        });
+        laplacian(smoothed_, twice_);
+    }
+
     template <class F> static void forRange(size_t n, F&& f) {
         tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1024), [&](const tbb::blocked_range<size_t>& r) {
             for (size_t i = r.begin(); i < r.end(); ++i)
@@ -214,6 +262,7 @@ private:
         return (eigen.eigenvectors() * inverse.asDiagonal() * eigen.eigenvectors().transpose()).cast<float>();
     }
 
+    bool linearExact_ = false;
     std::vector<float> kappa_;
     std::vector<Vec3f> smoothed_, twice_; // L(v) and L(L(v))
     std::vector<Mat3f> gradients_;        // G_i of the field L is taken of

@@ -36,11 +36,13 @@ struct Cloud {
     void filter(float eps, float dt = VelocityFilter::kReferenceStep) {
         const KernelTable kernel(kH);
         const float v0 = kD0 * kD0 * kD0; // m / rho0 on the rest lattice
+        f.setLinearExact(linearExact);
         f.apply(
             eps, dt, v, x, v0, kernel, [&](uint32_t i) { return std::span<const uint32_t>(nbr[i]); },
             [&](uint32_t i) { return relativeDensity.empty() ? 1.0f : relativeDensity[i]; });
     }
     VelocityFilter f;
+    bool linearExact = false; // the filter's operator: XSPH's (default) or the linear-exact one
     /// Particles at least `margin` lattice spacings inside an n^3 lattice block (by the lattice
     /// site a particle was placed at, so jittered blocks select the same particles).
     bool inner(size_t i, int n, int margin) const {
@@ -82,18 +84,6 @@ Vec3d angularMomentum(const Cloud& c) {
     return l;
 }
 
-/// XSPH's operator sum_j V0 W_ij (v_j - v_i) on a full-weight neighbourhood (the filter's L without
-/// the first-order correction): what the filter's L used to be inside the fluid.
-std::vector<Vec3f> xsphLaplacian(const Cloud& c, std::span<const Vec3f> v) {
-    const KernelTable kernel(kH);
-    const float v0 = kD0 * kD0 * kD0;
-    std::vector<Vec3f> out(c.x.size(), Vec3f::Zero());
-    for (size_t i = 0; i < c.x.size(); ++i)
-        for (const uint32_t j : c.nbr[i])
-            out[i] += v0 * kernel.W((c.x[i] - c.x[j]).squaredNorm()) * (v[j] - v[i]);
-    return out;
-}
-
 double kinetic(const Cloud& c) {
     double e = 0.0;
     for (const Vec3f& v : c.v)
@@ -109,42 +99,99 @@ private slots:
     void uniformFieldsUntouchedEverywhere() {
         // L(v) of a uniform field vanishes term by term (v_j - v_i = 0), whatever the
         // neighbourhood: at the block's faces, edges and corners as inside, ordered or not.
-        for (const float jitter : {0.0f, 0.15f}) {
-            Cloud c = lattice(11, jitter);
-            const Vec3f u(0.3f, -0.2f, 0.1f);
-            c.v.assign(c.x.size(), u);
-            c.filter(0.8f);
-            float worst = 0.0f;
-            for (const Vec3f& v : c.v)
-                worst = std::max(worst, (v - u).norm());
-            qInfo("uniform field, jitter %.2f d0: largest change %.2e m/s of %.2f", double(jitter),
-                  double(worst), double(u.norm()));
-            QVERIFY(worst < 1e-6f);
-        }
+        for (const bool exact : {false, true})
+            for (const float jitter : {0.0f, 0.15f}) {
+                Cloud c = lattice(11, jitter);
+                c.linearExact = exact;
+                const Vec3f u(0.3f, -0.2f, 0.1f);
+                c.v.assign(c.x.size(), u);
+                c.filter(0.8f);
+                float worst = 0.0f;
+                for (const Vec3f& v : c.v)
+                    worst = std::max(worst, (v - u).norm());
+                qInfo("uniform field, %s, jitter %.2f d0: largest change %.2e m/s of %.2f",
+                      exact ? "linear-exact" : "XSPH", double(jitter), double(worst), double(u.norm()));
+                QVERIFY(worst < 1e-6f);
+            }
     }
 
-    void linearFieldsUntouchedEverywhere_data() {
+    void linearFieldsUntouchedInsideTheFluid_data() {
         // Bounds as fractions of the shear's change across h (0.08 m/s), inside (2h from the
-        // block's faces) and at the faces, where a neighbourhood is cut as at a wall or under the
-        // free surface. Before the first-order correction: 1e-9 inside the rest lattice (exact by
-        // symmetry) but 1.1 % at its faces, 2.6 % inside and 4.5 % at the faces of the disordered
-        // packing. Now exact up to rounding everywhere: measured 1.3e-9 (lattice) and 2.9e-9 (disordered),
-        // inside and at the faces.
+        // block's faces) and at the faces. The rest lattice's interior keeps the former 1e-5 m/s
+        // (measured 1e-9: exact up to rounding). In a disordered packing the filter bends a linear
+        // field a little (measured 2.6 % inside, 4.5 % at the faces, fixed seed) while it takes 60 %
+        // of the zig-zag out of the same particles; faces measured 1.1 % on the lattice. Bounds at
+        // about 1.5x the measurements.
+        QTest::addColumn<float>("jitter");
+        QTest::addColumn<float>("insideBound");
+        QTest::addColumn<float>("faceBound");
+        QTest::newRow("rest lattice: untouched") << 0.0f << 1.25e-4f << 0.017f;
+        QTest::newRow("disordered, jitter 0.15 d0: within 4 %") << 0.15f << 0.04f << 0.07f;
+    }
+    void linearFieldsUntouchedInsideTheFluid() {
+        // A uniform shear is resolved flow at the particle scale: the filter must leave it alone
+        // where a particle's neighbourhood is full, including in a disordered packing, where the
+        // bi-Laplacian of a linear field no longer vanishes term by term (on the rest lattice it
+        // does by symmetry, so that case alone would only show where the filter does nothing).
+        // The same particles' particle-scale zig-zag must be damped at the same time: the filter
+        // is active exactly where the shear is left alone.
+        QFETCH(float, jitter);
+        QFETCH(float, insideBound);
+        QFETCH(float, faceBound);
+        Cloud c = lattice(15, jitter);
+        const Vec3f u(0.3f, -0.2f, 0.1f);
+        auto shear = [&](const Vec3f& x) -> Vec3f { return u + Vec3f(2.0f * x.y(), 0.0f, -1.0f * x.x()); };
+        for (size_t i = 0; i < c.x.size(); ++i)
+            c.v[i] = shear(c.x[i]);
+        c.filter(0.8f);
+        Cloud z = c; // the same positions and neighbours, a zig-zag of 0.1 m/s along y
+        for (size_t i = 0; i < z.x.size(); ++i) {
+            const long ix = std::lround(z.x[i].x() / kD0), iz = std::lround(z.x[i].z() / kD0);
+            z.v[i] = Vec3f(0.0f, ((ix + iz) % 2) ? -0.1f : 0.1f, 0.0f);
+        }
+        z.filter(0.8f);
+        // The shear changes by 2 * h = 0.08 m/s across one kernel radius.
+        const float acrossH = 2.0f * kH;
+        float worst = 0.0f, worstFace = 0.0f;
+        double zigzag = 0.0;
+        int n = 0;
+        for (size_t i = 0; i < c.x.size(); ++i) {
+            const float change = (c.v[i] - shear(c.x[i])).norm();
+            if (c.inner(i, 15, 4)) { // 2h in: L(L(v)) reads no truncated neighbourhood
+                worst = std::max(worst, change);
+                zigzag += std::abs(z.v[i].y()) / 0.1;
+                ++n;
+            } else {
+                worstFace = std::max(worstFace, change);
+            }
+        }
+        zigzag /= n;
+        qInfo("jitter %.2f d0, %d particles with a full neighbourhood: shear changed by at most %.2e m/s "
+              "(%.2e of its change across h), zig-zag left at %.3f; at the block's faces %.2e m/s",
+              double(jitter), n, double(worst), double(worst / acrossH), zigzag, double(worstFace));
+        QVERIFY(zigzag < 0.5);
+        QVERIFY2(worst < insideBound * acrossH, qPrintable(QString("shear changed by %1 m/s").arg(worst)));
+        QVERIFY2(worstFace < faceBound * acrossH, qPrintable(QString("faces: %1 m/s").arg(worstFace)));
+    }
+
+    void linearExactLeavesLinearFieldsEverywhere_data() {
+        // Bounds as fractions of the shear's change across h (0.08 m/s), inside and at the faces.
+        // XSPH's operator (above): 1e-9 inside the rest lattice (exact by symmetry) but 1.1 % at its
+        // faces, 2.6 % inside and 4.5 % at the faces of the disordered packing. Linear-exact: up to
+        // rounding everywhere, measured 1.3e-9 (lattice) and 2.9e-9 (disordered).
         QTest::addColumn<float>("jitter");
         QTest::addColumn<float>("bound");
         QTest::newRow("rest lattice") << 0.0f << 1e-6f;
         QTest::newRow("disordered, jitter 0.15 d0") << 0.15f << 1e-6f;
     }
-    void linearFieldsUntouchedEverywhere() {
-        // A uniform shear is resolved flow at the particle scale: the filter must leave it alone
-        // in any neighbourhood, including a disordered packing, where XSPH's Laplacian of a linear
-        // field no longer vanishes term by term (on the rest lattice it does by symmetry inside,
-        // so that case alone would only show where the filter does nothing), and at the block's
-        // faces. The same particles' particle-scale zig-zag must be damped at the same time: the
-        // filter is active exactly where the shear is left alone.
+    void linearExactLeavesLinearFieldsEverywhere() {
+        // The linear-exact operator (setLinearExact) leaves the shear of the test above alone in
+        // any neighbourhood, the block's faces included, where a neighbourhood is cut as at a wall
+        // or under the free surface; the same particles' zig-zag is still damped.
         QFETCH(float, jitter);
         QFETCH(float, bound);
         Cloud c = lattice(15, jitter);
+        c.linearExact = true;
         const Vec3f u(0.3f, -0.2f, 0.1f);
         auto shear = [&](const Vec3f& x) -> Vec3f { return u + Vec3f(2.0f * x.y(), 0.0f, -1.0f * x.x()); };
         for (size_t i = 0; i < c.x.size(); ++i)
@@ -188,47 +235,48 @@ private slots:
         // floor a wall (the walls' share counts in the density: rho0, filtered fully) and its top
         // a flat free surface (the layer under it 0.87 rho0, the next 0.97: filtered), one step
         // at the default strength. Relative to the shear's change across h (s h = 0.08 m/s).
-        Cloud c;
-        for (int i = 0; i < 15; ++i)
-            for (int j = 0; j < 12; ++j)
-                for (int k = 0; k < 15; ++k)
-                    c.x.emplace_back(kD0 * Vec3f(float(i), float(j), float(k)));
-        c.link();
         const float s = 2.0f, acrossH = s * kH;
-        c.relativeDensity.assign(c.x.size(), 1.0f);
-        for (size_t i = 0; i < c.x.size(); ++i) {
-            const long layer = std::lround(c.x[i].y() / kD0);
-            c.relativeDensity[i] = layer == 11 ? 0.87f : layer == 10 ? 0.97f : 1.0f;
-            c.v.push_back(Vec3f(s * c.x[i].y(), 0.0f, 0.0f));
-        }
-        const std::vector<Vec3f> before = c.v;
-        // What XSPH's operator did: eps L(L(v)) with full weights (layer 11 partly ramped out
-        // in the filter; here as if fully in, an estimate of the old change).
-        const std::vector<Vec3f> once = xsphLaplacian(c, before), twice = xsphLaplacian(c, once);
-        c.filter(0.8f);
-        float wall = 0.0f, surface = 0.0f, xsphWall = 0.0f, xsphSurface = 0.0f;
-        for (size_t i = 0; i < c.x.size(); ++i) {
-            const long layer = std::lround(c.x[i].y() / kD0);
-            const long ix = std::lround(c.x[i].x() / kD0), iz = std::lround(c.x[i].z() / kD0);
-            if (ix < 4 || ix > 10 || iz < 4 || iz > 10) // away from the slab's sides
-                continue;
-            const float change = (c.v[i] - before[i]).norm(), xsph = 0.8f * twice[i].norm();
-            if (layer <= 1) {
-                wall = std::max(wall, change);
-                xsphWall = std::max(xsphWall, xsph);
-            } else if (layer >= 10) {
-                surface = std::max(surface, change);
-                xsphSurface = std::max(xsphSurface, xsph);
+        auto change = [&](bool exact) {
+            Cloud c;
+            for (int i = 0; i < 15; ++i)
+                for (int j = 0; j < 12; ++j)
+                    for (int k = 0; k < 15; ++k)
+                        c.x.emplace_back(kD0 * Vec3f(float(i), float(j), float(k)));
+            c.link();
+            c.linearExact = exact;
+            c.relativeDensity.assign(c.x.size(), 1.0f);
+            for (size_t i = 0; i < c.x.size(); ++i) {
+                const long layer = std::lround(c.x[i].y() / kD0);
+                c.relativeDensity[i] = layer == 11 ? 0.87f : layer == 10 ? 0.97f : 1.0f;
+                c.v.push_back(Vec3f(s * c.x[i].y(), 0.0f, 0.0f));
             }
-        }
-        qInfo("linear shear, one step at eps 0.8, largest change in the two layers at the wall %.2e, under "
-              "the free surface %.2e of s h (XSPH's operator: %.2e, %.2e)",
-              double(wall / acrossH), double(surface / acrossH), double(xsphWall / acrossH),
-              double(xsphSurface / acrossH));
-        // Measured: 1.8e-9 at the wall, 0 under the surface; XSPH's operator 0.9 % at both.
-        QVERIFY(xsphWall > 0.005f * acrossH && xsphSurface > 0.005f * acrossH); // the test can see it
-        QVERIFY2(wall < 1e-6f * acrossH, qPrintable(QString("wall: %1 m/s").arg(wall)));
-        QVERIFY2(surface < 1e-6f * acrossH, qPrintable(QString("surface: %1 m/s").arg(surface)));
+            const std::vector<Vec3f> before = c.v;
+            c.filter(0.8f);
+            float wall = 0.0f, surface = 0.0f;
+            for (size_t i = 0; i < c.x.size(); ++i) {
+                const long layer = std::lround(c.x[i].y() / kD0);
+                const long ix = std::lround(c.x[i].x() / kD0), iz = std::lround(c.x[i].z() / kD0);
+                if (ix < 4 || ix > 10 || iz < 4 || iz > 10) // away from the slab's sides
+                    continue;
+                const float relative = (c.v[i] - before[i]).norm() / acrossH;
+                if (layer <= 1)
+                    wall = std::max(wall, relative);
+                else if (layer >= 10)
+                    surface = std::max(surface, relative);
+            }
+            return std::pair(wall, surface);
+        };
+        const auto [xsphWall, xsphSurface] = change(false);
+        const auto [exactWall, exactSurface] = change(true);
+        qInfo("linear shear, one step at eps 0.8, largest change in the two layers at the wall and under the "
+              "free surface, of s h: XSPH's operator %.2e, %.2e; linear-exact %.2e, %.2e",
+              double(xsphWall), double(xsphSurface), double(exactWall), double(exactSurface));
+        // Measured: XSPH's operator (the default) 0.9 % at both, a drag on the boundary layers that
+        // the resting columns rely on (docs/SCENES.md); linear-exact 1.8e-9 and 0.
+        QVERIFY(xsphWall > 0.005f && xsphSurface > 0.005f);
+        QVERIFY(xsphWall < 0.012f && xsphSurface < 0.012f);
+        QVERIFY2(exactWall < 1e-6f, qPrintable(QString("wall: %1").arg(exactWall)));
+        QVERIFY2(exactSurface < 1e-6f, qPrintable(QString("surface: %1").arg(exactSurface)));
     }
 
     void particleScaleZigZagDamped() {
@@ -274,35 +322,45 @@ private slots:
         // The layer under a flat free surface has 0.86-0.88 rho0 (its kernel is cut by the
         // surface). Its particle-scale noise is filtered: left alone, the particles where a
         // resting column's surface meets a wall kept bobbing at 0.04-0.07 m/s (r = 12 mm).
-        Cloud c = lattice(11);
-        c.relativeDensity.assign(c.x.size(), 1.0f);
-        double before = 0.0;
-        for (size_t i = 0; i < c.x.size(); ++i) {
-            if (std::lround(c.x[i].y() / kD0) != 10)
-                continue;
-            c.relativeDensity[i] = 0.87f;
-            c.v[i] = Vec3f(i % 2 ? 0.1f : -0.1f, 0.0f, 0.0f);
-            before += c.v[i].norm();
+        for (const bool exact : {false, true}) {
+            Cloud c = lattice(11);
+            c.linearExact = exact;
+            c.relativeDensity.assign(c.x.size(), 1.0f);
+            double before = 0.0;
+            for (size_t i = 0; i < c.x.size(); ++i) {
+                if (std::lround(c.x[i].y() / kD0) != 10)
+                    continue;
+                c.relativeDensity[i] = 0.87f;
+                c.v[i] = Vec3f(i % 2 ? 0.1f : -0.1f, 0.0f, 0.0f);
+                before += c.v[i].norm();
+            }
+            c.filter(0.8f);
+            double after = 0.0;
+            for (size_t i = 0; i < c.x.size(); ++i)
+                if (std::lround(c.x[i].y() / kD0) == 10)
+                    after += c.v[i].norm();
+            qInfo("surface layer's zig-zag after one filter (%s): %.3f of before",
+                  exact ? "linear-exact" : "XSPH", after / before);
+            // Measured 0.575 with XSPH's operator, 0.687 linear-exact: with the layer above missing,
+            // part of the layer's motion against the one below reads as a vertical gradient.
+            QVERIFY(after < 0.7 * before);
         }
-        c.filter(0.8f);
-        double after = 0.0;
-        for (size_t i = 0; i < c.x.size(); ++i)
-            if (std::lround(c.x[i].y() / kD0) == 10)
-                after += c.v[i].norm();
-        qInfo("surface layer's zig-zag after one filter: %.3f of before", after / before);
-        // Measured 0.687 (0.575 before the first-order correction: with the layer above missing,
-        // part of the layer's motion against the one below reads as a vertical gradient).
-        QVERIFY(after < 0.7 * before);
     }
 
     void momentumKeptEnergyNeverGained_data() {
         QTest::addColumn<float>("squeeze");
-        QTest::newRow("rest spacing") << 1.0f;
-        QTest::newRow("squeezed to 0.6 d0") << 0.6f; // far denser than any step commits
-        QTest::newRow("squeezed to 0.3 d0") << 0.3f;
+        QTest::addColumn<bool>("exact");
+        for (const bool exact : {false, true}) {
+            const char* op = exact ? ", linear-exact" : ", XSPH";
+            QTest::newRow(qPrintable(QString("rest spacing%1").arg(op))) << 1.0f << exact;
+            // far denser than any step commits
+            QTest::newRow(qPrintable(QString("squeezed to 0.6 d0%1").arg(op))) << 0.6f << exact;
+            QTest::newRow(qPrintable(QString("squeezed to 0.3 d0%1").arg(op))) << 0.3f << exact;
+        }
     }
     void momentumKeptEnergyNeverGained() {
         QFETCH(float, squeeze);
+        QFETCH(bool, exact);
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> u(-1.0f, 1.0f);
         Cloud c;
@@ -311,6 +369,7 @@ private slots:
         for (size_t i = 0; i < c.x.size(); ++i)
             c.v.push_back(Vec3f(u(rng), u(rng), u(rng)));
         c.link();
+        c.linearExact = exact;
         const Vec3d p0 = momentum(c), l0 = angularMomentum(c);
         const double e0 = kinetic(c);
         double lScale = 0.0; // sum_i |x_i| |v_i|: what a drift of L is measured against
@@ -327,9 +386,11 @@ private slots:
               "angular momentum drift %.2e of sum |x| |v|",
               squeeze, e0, kinetic(c), maxGain, dp, dl / lScale);
         QVERIFY(dp < 1e-3 * std::sqrt(2.0 * e0));
-        // -L is symmetric and every linear field (rigid rotations too) is in its null space, so
-        // the filter's change is orthogonal to them: no torque.
-        QVERIFY(dl < 1e-4 * lScale);
+        // Linear-exact: -L is symmetric and every linear field (rigid rotations too) is in its null
+        // space, so the filter's change is orthogonal to them: no torque. (XSPH's operator damps a
+        // rigid rotation where a neighbourhood is one-sided.)
+        if (exact)
+            QVERIFY(dl < 1e-4 * lScale);
         QVERIFY(maxGain <= 1e-6 * e0);
         QVERIFY(kinetic(c) < e0);
     }
@@ -337,7 +398,7 @@ private slots:
     void resolvedFlowDampedPerSecondNotPerStep() {
         // A shear wave v_x = U sin(2 pi y / lambda), lambda = 6 d0 = 3h (resolved, but curved at the
         // kernel scale, so the filter acts on it), in a disordered block, filtered for the same
-        // 0.3 s of flow at 1 ms and at 3 ms steps (the particles held still: the filter alone). The
+        // 0.06 s of flow at 1 ms and at 3 ms steps (the particles held still: the filter alone). The
         // energy it loses must not depend on the step (issue 26: with a strength per step, 1 ms
         // steps damped more). The old rule, eps per step, is run beside it.
         auto energyLost = [](float dt, bool perStep) {
@@ -345,16 +406,17 @@ private slots:
             for (size_t i = 0; i < c.x.size(); ++i)
                 c.v[i] = Vec3f(0.1f * std::sin(2.0f * float(M_PI) * c.x[i].y() / (6.0f * kD0)), 0.0f, 0.0f);
             const double e0 = kinetic(c);
-            const int steps = int(std::lround(0.3 / double(dt)));
+            const int steps = int(std::lround(0.06 / double(dt)));
             for (int k = 0; k < steps; ++k)
                 c.filter(0.8f, perStep ? VelocityFilter::kReferenceStep : dt);
             return 1.0 - kinetic(c) / e0;
         };
         const double fine = energyLost(1e-3f, false), coarse = energyLost(3e-3f, false);
         const double oldFine = energyLost(1e-3f, true), oldCoarse = energyLost(3e-3f, true);
-        qInfo("shear wave, energy lost in 0.3 s: %.4f at 1 ms steps, %.4f at 3 ms (ratio %.3f); strength per "
-              "step: %.4f, %.4f (ratio %.3f)",
-              fine, coarse, fine / coarse, oldFine, oldCoarse, oldFine / oldCoarse);
+        qInfo(
+            "shear wave, energy lost in 0.06 s: %.4f at 1 ms steps, %.4f at 3 ms (ratio %.3f); strength per "
+            "step: %.4f, %.4f (ratio %.3f)",
+            fine, coarse, fine / coarse, oldFine, oldCoarse, oldFine / oldCoarse);
         QVERIFY(coarse > 0.05); // the filter does act on this wave
         QVERIFY2(std::abs(fine / coarse - 1.0) < 0.05, qPrintable(QString("ratio %1").arg(fine / coarse)));
         QVERIFY(oldFine / oldCoarse > 1.5); // what the per-step strength did
