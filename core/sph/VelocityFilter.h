@@ -31,10 +31,11 @@
 // field (uniform flow, rigid rotation, shear) is in the linear-exact L's null space, so it also
 // conserves angular momentum; where a neighbourhood is flat (a sheet, a line) the moment matrix is
 // singular and G minimises over the directions it resolves (pseudo-inverse), all of the above
-// still holding. Why it is not the default: with it the resting columns of test_rest_resolutions
-// move at 0.056-0.10 m/s at 0.5 s instead of 0.04 (r = 12 mm: 0.097, the filter off: 0.126) and
-// Martin & Moyce's front RMS is 0.127 (0.132 without the filter): what quiets the rest and slows
-// the surge is XSPH's drag on the layers at walls and under the free surface (docs/SCENES.md).
+// still holding. Why it is not the default: with it (and the rate) the resting columns of
+// test_rest_resolutions move at 0.049-0.103 m/s at 0.5 s instead of 0.028-0.045 (r = 12 mm: 0.097,
+// per step without the rate 0.097 too; the filter off: 0.126) and Martin & Moyce's front RMS is
+// 0.127 (0.097; 0.132 without the filter): what quiets the rest and slows the surge is XSPH's drag
+// on the layers at walls and under the free surface (docs/SCENES.md, "Rest without the filter").
 // It costs 3.6x XSPH's filter (five passes with 3x3 moments instead of three).
 //
 // Per step, a wave's energy falls by about 2 eps_step mu^2 (mu its eigenvalue of -L), so a fixed
