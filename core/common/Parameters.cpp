@@ -109,9 +109,11 @@ std::vector<ParameterInfo> makeTable() {
         real(
             "velocityFilter", "Solver", "Velocity filter eps4", "1", 0.0, 1.0, 0.8, false,
             "In-house bi-Laplacian XSPH filter v -= eps L(L(v)) once per step inside the fluid (not from a "
-            "paper): damps the particle-scale noise of a resting tank (3-5x quieter) but also real flow (a "
-            "0.3 m/s swirl keeps 1.4 % of its energy after 1 s instead of 7.7 %, a cylinder wake's enstrophy "
-            "halves); per step, not per second, so shorter steps damp more; 6-13 % of a step; 0 = off."),
+            "paper): damps the particle-scale noise of a resting tank (2-4x quieter) but also real flow (a "
+            "settled 0.3 m/s swirl keeps 0.4 % of its energy after 1 s instead of 7.8 %, a cylinder wake's "
+            "enstrophy halves) and drags on a linear shear in the two layers at a wall or under the free "
+            "surface (0.9-1.8 % per step); per step, not per second, so shorter steps damp more; 6-13 % of a "
+            "step; 0 = off."),
         real("startSettling", "Solver", "Start settling", "s", 0.0, 2.0, 0.0, true,
              "Before t = 0 the blocks standing on the floor at rest run this long with their motion damped "
              "and gravity ramped in (Adami et al. 2012), each held in its box (a dam-break column stays "

@@ -377,13 +377,13 @@ bool FluidModel::prepareStep(SphStepResult& res, float nextDt,
     return true;
 }
 
-float FluidModel::filterVelocities() {
+float FluidModel::filterVelocities(float dt) {
     // Particle-scale velocity noise out of the committed velocities, as XSPH viscosity is
     // applied after the position update (VelocityFilter.h). The lists are this step's; pairs
     // that moved beyond h weigh 0 and both sides of a pair stay listed, so the weights stay
     // symmetric.
     return velocityFilter_.apply(
-        config_.velocityFilter, state.velocities, state.positions, mass_ / config_.restDensity, table_,
+        config_.velocityFilter, dt, state.velocities, state.positions, mass_ / config_.restDensity, table_,
         [this](uint32_t i) { return std::span<const uint32_t>(lists.fluid(i), lists.fluidCount[i]); },
         [this](uint32_t i) { return state.densities[i] / config_.restDensity; });
 }

@@ -85,9 +85,9 @@ public:
     void computeNonPressure(float dt) { forces_.compute(*this, dt); }
     /// Puts leaked particles back; returns (contained, escaped) counted before the net acted.
     std::pair<size_t, size_t> containParticles();
-    /// The velocity filter (VelocityFilter.h) on the committed velocities over this step's lists;
-    /// returns the fastest speed after it.
-    float filterVelocities();
+    /// The velocity filter (VelocityFilter.h) on the committed velocities over this step's lists,
+    /// with the strength of a step of dt; returns the fastest speed after it.
+    float filterVelocities(float dt);
     /// After a commit (old velocities in predictedVelocity): the work of the forces without a
     /// potential over the step (sourceWork()).
     void bookSourceWork(float dt);

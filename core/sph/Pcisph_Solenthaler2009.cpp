@@ -169,7 +169,7 @@ void Pcisph_Solenthaler2009::commit(float dt, int cur, SphStepResult& res) {
     // statistics see is the larger of the speeds before and after it: the fastest particle
     // either way.
     const auto tf = Clock::now();
-    const float filteredMax = model_.filterVelocities();
+    const float filteredMax = model_.filterVelocities(dt);
     timeStep_.observe(std::max(maxSpeedCandidate_, filteredMax), maxAccel);
     res.msNonPressure += msSince(tf);
     if (!model_.config().containment.empty())
