@@ -25,6 +25,8 @@ namespace octo {
     X(cflFactor)                                                                                             \
     X(viscosity)                                                                                             \
     X(velocityFilter)                                                                                        \
+    X(velocityFilterRate)                                                                                    \
+    X(velocityFilterLinearExact)                                                                             \
     X(startSettling)                                                                                         \
     X(boundaryFriction)                                                                                      \
     X(boundaryLayers)                                                                                        \

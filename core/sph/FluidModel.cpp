@@ -382,6 +382,8 @@ float FluidModel::filterVelocities(float dt) {
     // applied after the position update (VelocityFilter.h). The lists are this step's; pairs
     // that moved beyond h weigh 0 and both sides of a pair stay listed, so the weights stay
     // symmetric.
+    velocityFilter_.setRate(config_.velocityFilterRate);
+    velocityFilter_.setLinearExact(config_.velocityFilterLinearExact);
     return velocityFilter_.apply(
         config_.velocityFilter, dt, state.velocities, state.positions, mass_ / config_.restDensity, table_,
         [this](uint32_t i) { return std::span<const uint32_t>(lists.fluid(i), lists.fluidCount[i]); },

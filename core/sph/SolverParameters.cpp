@@ -24,6 +24,8 @@ SphSolver::Config SphSolver::configFrom(const ParameterSet& params) {
     c.cflFactor = params.getf(Param::cflFactor);
     c.viscosity = params.getf(Param::viscosity);
     c.velocityFilter = params.getf(Param::velocityFilter);
+    c.velocityFilterRate = params.getb(Param::velocityFilterRate);
+    c.velocityFilterLinearExact = params.getb(Param::velocityFilterLinearExact);
     c.boundaryFriction = params.getf(Param::boundaryFriction);
     c.surfaceTension = params.getf(Param::surfaceTension);
     c.adhesion = params.getf(Param::adhesion);

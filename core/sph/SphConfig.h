@@ -25,14 +25,16 @@ struct SphConfig {
     int maxIterations = 50;
     float timeStepMin = 1e-5f, timeStepMax = 5e-3f; // s
     float cflFactor = 0.5f;
-    float viscosity = 0.01f;           // Monaghan alpha
-    float velocityFilter = 0.8f;       // eps of the bi-Laplacian velocity filter (VelocityFilter.h), 0 = off
-    float boundaryFriction = 0.05f;    // Akinci sigma
-    float soundSpeed = 20.0f;          // m/s, numerical c_s scaling the artificial viscosity
-    float surfaceTension = 0.0f;       // Akinci 2013 gamma (cohesion + curvature), 0 = off
-    float adhesion = 0.0f;             // Akinci 2013 beta (fluid-boundary adhesion), 0 = off
-    float wallCohesion = 0.0f;         // boundary samples' share in the cohesion (0 = Akinci 2013)
-    float vorticityConfinement = 0.0f; // epsilon of VorticityConfinement_Fedkiw2001, 0 = off
+    float viscosity = 0.01f;         // Monaghan alpha
+    float velocityFilter = 0.8f;     // eps of the bi-Laplacian velocity filter (VelocityFilter.h), 0 = off
+    bool velocityFilterRate = false; // eps per 2.5 ms of simulated time instead of per step
+    bool velocityFilterLinearExact = false; // L without its first-order error (VelocityFilter.h)
+    float boundaryFriction = 0.05f;         // Akinci sigma
+    float soundSpeed = 20.0f;               // m/s, numerical c_s scaling the artificial viscosity
+    float surfaceTension = 0.0f;            // Akinci 2013 gamma (cohesion + curvature), 0 = off
+    float adhesion = 0.0f;                  // Akinci 2013 beta (fluid-boundary adhesion), 0 = off
+    float wallCohesion = 0.0f;              // boundary samples' share in the cohesion (0 = Akinci 2013)
+    float vorticityConfinement = 0.0f;      // epsilon of VorticityConfinement_Fedkiw2001, 0 = off
     Vec3f gravity = Vec3f(0.0f, -9.81f, 0.0f);
     Aabb domain;      // region of the neighbour grid (particles outside still work)
     Aabb containment; // if not empty: particles leaving it are put back (safety net)

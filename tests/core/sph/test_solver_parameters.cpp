@@ -35,6 +35,8 @@ const std::vector<Field>& fields() {
         {"cflFactor", [](const Config& c) { return double(c.cflFactor); }},
         {"viscosity", [](const Config& c) { return double(c.viscosity); }},
         {"velocityFilter", [](const Config& c) { return double(c.velocityFilter); }},
+        {"velocityFilterRate", [](const Config& c) { return double(c.velocityFilterRate); }},
+        {"velocityFilterLinearExact", [](const Config& c) { return double(c.velocityFilterLinearExact); }},
         {"boundaryFriction", [](const Config& c) { return double(c.boundaryFriction); }},
         {"surfaceTension", [](const Config& c) { return double(c.surfaceTension); }},
         {"adhesion", [](const Config& c) { return double(c.adhesion); }},
