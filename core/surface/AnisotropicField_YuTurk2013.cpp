@@ -55,31 +55,42 @@ inline float total(const F8& v) {
     return q[0] + q[1];
 }
 
+/// Eight kernels seen from the point o: d = o - xbar_j, G_j's six entries, the amplitude w,
+/// u = G d and q = max(1 - |u|^2, 0); the sums below share these lane operations, in this order.
+struct KernelLanes {
+    F8 dx, dy, dz, a, b, cc, d, e, f, w, u0, u1, u2, q;
+};
+[[gnu::always_inline]] inline KernelLanes kernelLanes(const AnisotropicCandidates& c, size_t j, float ox,
+                                                      float oy, float oz) {
+    const F8 zero = {}, one = zero + 1.0f;
+    KernelLanes k;
+    load8(k.dx, c.x.data() + j);
+    load8(k.dy, c.y.data() + j);
+    load8(k.dz, c.z.data() + j);
+    load8(k.a, c.g00.data() + j);
+    load8(k.b, c.g01.data() + j);
+    load8(k.cc, c.g02.data() + j);
+    load8(k.d, c.g11.data() + j);
+    load8(k.e, c.g12.data() + j);
+    load8(k.f, c.g22.data() + j);
+    load8(k.w, c.amp.data() + j);
+    k.dx = ox - k.dx; // x - xbar_j
+    k.dy = oy - k.dy;
+    k.dz = oz - k.dz;
+    k.u0 = k.a * k.dx + k.b * k.dy + k.cc * k.dz;
+    k.u1 = k.b * k.dx + k.d * k.dy + k.e * k.dz;
+    k.u2 = k.cc * k.dx + k.e * k.dy + k.f * k.dz;
+    k.q = one - (k.u0 * k.u0 + k.u1 * k.u1 + k.u2 * k.u2);
+    k.q = (F8)((I8)k.q & (k.q > zero)); // max(q, 0)
+    return k;
+}
+
 [[gnu::always_inline]] inline float fieldSum(const AnisotropicCandidates& c, size_t m, float ox, float oy,
                                              float oz) {
-    const F8 zero = {}, one = zero + 1.0f;
-    F8 acc = zero;
+    F8 acc = {};
     for (size_t j = 0; j < m; j += 8) {
-        F8 dx, dy, dz, a, b, cc, d, e, f, w;
-        load8(dx, c.x.data() + j);
-        load8(dy, c.y.data() + j);
-        load8(dz, c.z.data() + j);
-        load8(a, c.g00.data() + j);
-        load8(b, c.g01.data() + j);
-        load8(cc, c.g02.data() + j);
-        load8(d, c.g11.data() + j);
-        load8(e, c.g12.data() + j);
-        load8(f, c.g22.data() + j);
-        load8(w, c.amp.data() + j);
-        dx = ox - dx; // x - xbar_j
-        dy = oy - dy;
-        dz = oz - dz;
-        const F8 u0 = a * dx + b * dy + cc * dz;
-        const F8 u1 = b * dx + d * dy + e * dz;
-        const F8 u2 = cc * dx + e * dy + f * dz;
-        F8 q = one - (u0 * u0 + u1 * u1 + u2 * u2);
-        q = (F8)((I8)q & (q > zero)); // max(q, 0)
-        acc += w * (q * q * q);
+        const KernelLanes k = kernelLanes(c, j, ox, oy, oz);
+        acc += k.w * (k.q * k.q * k.q);
     }
     return total(acc);
 }
@@ -90,30 +101,13 @@ inline float total(const F8& v) {
     const F8 zero = {}, one = zero + 1.0f;
     F8 ax = zero, ay = zero, az = zero, near = zero;
     for (size_t j = 0; j < m; j += 8) {
-        F8 dx, dy, dz, a, b, cc, d, e, f, w;
-        load8(dx, c.x.data() + j);
-        load8(dy, c.y.data() + j);
-        load8(dz, c.z.data() + j);
-        load8(a, c.g00.data() + j);
-        load8(b, c.g01.data() + j);
-        load8(cc, c.g02.data() + j);
-        load8(d, c.g11.data() + j);
-        load8(e, c.g12.data() + j);
-        load8(f, c.g22.data() + j);
-        load8(w, c.amp.data() + j);
-        dx = ox - dx;
-        dy = oy - dy;
-        dz = oz - dz;
-        const F8 u0 = a * dx + b * dy + cc * dz;
-        const F8 u1 = b * dx + d * dy + e * dz;
-        const F8 u2 = cc * dx + e * dy + f * dz;
-        F8 q = one - (u0 * u0 + u1 * u1 + u2 * u2);
-        q = (F8)((I8)q & (q > zero));
-        const F8 s = w * q * q;
-        near += (F8)((I8)one & ((dx * dx + dy * dy + dz * dz < r2) & (w > zero))); // padding has w = 0
-        ax += s * (a * u0 + b * u1 + cc * u2);
-        ay += s * (b * u0 + d * u1 + e * u2);
-        az += s * (cc * u0 + e * u1 + f * u2);
+        const KernelLanes k = kernelLanes(c, j, ox, oy, oz);
+        const F8 s = k.w * k.q * k.q;
+        near +=
+            (F8)((I8)one & ((k.dx * k.dx + k.dy * k.dy + k.dz * k.dz < r2) & (k.w > zero))); // padding: w = 0
+        ax += s * (k.a * k.u0 + k.b * k.u1 + k.cc * k.u2);
+        ay += s * (k.b * k.u0 + k.d * k.u1 + k.e * k.u2);
+        az += s * (k.cc * k.u0 + k.e * k.u1 + k.f * k.u2);
     }
     out[0] = total(ax);
     out[1] = total(ay);
@@ -162,36 +156,19 @@ inline float total(const F8& v) {
     const F8 zero = {}, one = zero + 1.0f;
     F8 ax = zero, ay = zero, az = zero, near = zero, sw = zero, sx = zero, sy = zero, sz = zero;
     for (size_t j = 0; j < m; j += 8) {
-        F8 dx, dy, dz, a, b, cc, d, e, f, w, ux, uy, uz;
-        load8(dx, c.x.data() + j);
-        load8(dy, c.y.data() + j);
-        load8(dz, c.z.data() + j);
-        load8(a, c.g00.data() + j);
-        load8(b, c.g01.data() + j);
-        load8(cc, c.g02.data() + j);
-        load8(d, c.g11.data() + j);
-        load8(e, c.g12.data() + j);
-        load8(f, c.g22.data() + j);
-        load8(w, c.amp.data() + j);
+        const KernelLanes g = kernelLanes(c, j, ox, oy, oz);
+        F8 ux, uy, uz;
         load8(ux, vx + j);
         load8(uy, vy + j);
         load8(uz, vz + j);
-        dx = ox - dx;
-        dy = oy - dy;
-        dz = oz - dz;
-        const F8 u0 = a * dx + b * dy + cc * dz;
-        const F8 u1 = b * dx + d * dy + e * dz;
-        const F8 u2 = cc * dx + e * dy + f * dz;
-        F8 q = one - (u0 * u0 + u1 * u1 + u2 * u2);
-        q = (F8)((I8)q & (q > zero));
-        const F8 s = w * q * q;
-        const F8 d2 = dx * dx + dy * dy + dz * dz;
-        near += (F8)((I8)one & ((d2 < r2) & (w > zero))); // padding has w = 0
-        ax += s * (a * u0 + b * u1 + cc * u2);
-        ay += s * (b * u0 + d * u1 + e * u2);
-        az += s * (cc * u0 + e * u1 + f * u2);
+        const F8 s = g.w * g.q * g.q;
+        const F8 d2 = g.dx * g.dx + g.dy * g.dy + g.dz * g.dz;
+        near += (F8)((I8)one & ((d2 < r2) & (g.w > zero))); // padding has w = 0
+        ax += s * (g.a * g.u0 + g.b * g.u1 + g.cc * g.u2);
+        ay += s * (g.b * g.u0 + g.d * g.u1 + g.e * g.u2);
+        az += s * (g.cc * g.u0 + g.e * g.u1 + g.f * g.u2);
         F8 p = one - d2 * invR2;
-        p = (F8)((I8)p & (p > zero) & (w > zero));
+        p = (F8)((I8)p & (p > zero) & (g.w > zero));
         const F8 k = p * p * p;
         sw += k;
         sx += k * ux;
