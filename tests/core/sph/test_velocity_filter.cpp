@@ -95,6 +95,45 @@ double kinetic(const Cloud& c) {
 
 } // namespace
 
+/// A linear shear and, on the same particles, a particle-scale zig-zag of 0.1 m/s along y, each
+/// filtered once at eps 0.8 on a 15^3 block (jittered by `jitter` d0): how much the shear changed
+/// where the neighbourhood is full (2h in) and at the block's faces (cut as at a wall or under the
+/// free surface), and the zig-zag's remaining fraction inside.
+struct ShearAfterFilter {
+    float worst = 0.0f, worstFace = 0.0f; // m/s
+    double zigzag = 0.0;
+    int inside = 0;
+    static constexpr float acrossH = 2.0f * kH; // the shear's change across one kernel radius
+};
+ShearAfterFilter filterShearAndZigZag(float jitter, bool linearExact) {
+    Cloud c = lattice(15, jitter);
+    c.linearExact = linearExact;
+    const Vec3f u(0.3f, -0.2f, 0.1f);
+    auto shear = [&](const Vec3f& x) -> Vec3f { return u + Vec3f(2.0f * x.y(), 0.0f, -1.0f * x.x()); };
+    for (size_t i = 0; i < c.x.size(); ++i)
+        c.v[i] = shear(c.x[i]);
+    c.filter(0.8f);
+    Cloud z = c; // the same positions and neighbours
+    for (size_t i = 0; i < z.x.size(); ++i) {
+        const long ix = std::lround(z.x[i].x() / kD0), iz = std::lround(z.x[i].z() / kD0);
+        z.v[i] = Vec3f(0.0f, ((ix + iz) % 2) ? -0.1f : 0.1f, 0.0f);
+    }
+    z.filter(0.8f);
+    ShearAfterFilter r;
+    for (size_t i = 0; i < c.x.size(); ++i) {
+        const float change = (c.v[i] - shear(c.x[i])).norm();
+        if (c.inner(i, 15, 4)) { // 2h in: L(L(v)) reads no truncated neighbourhood
+            r.worst = std::max(r.worst, change);
+            r.zigzag += std::abs(z.v[i].y()) / 0.1;
+            ++r.inside;
+        } else {
+            r.worstFace = std::max(r.worstFace, change);
+        }
+    }
+    r.zigzag /= r.inside;
+    return r;
+}
+
 class TestVelocityFilter : public QObject {
     Q_OBJECT
 private slots:
@@ -140,34 +179,11 @@ private slots:
         QFETCH(float, jitter);
         QFETCH(float, insideBound);
         QFETCH(float, faceBound);
-        Cloud c = lattice(15, jitter);
-        const Vec3f u(0.3f, -0.2f, 0.1f);
-        auto shear = [&](const Vec3f& x) -> Vec3f { return u + Vec3f(2.0f * x.y(), 0.0f, -1.0f * x.x()); };
-        for (size_t i = 0; i < c.x.size(); ++i)
-            c.v[i] = shear(c.x[i]);
-        c.filter(0.8f);
-        Cloud z = c; // the same positions and neighbours, a zig-zag of 0.1 m/s along y
-        for (size_t i = 0; i < z.x.size(); ++i) {
-            const long ix = std::lround(z.x[i].x() / kD0), iz = std::lround(z.x[i].z() / kD0);
-            z.v[i] = Vec3f(0.0f, ((ix + iz) % 2) ? -0.1f : 0.1f, 0.0f);
-        }
-        z.filter(0.8f);
-        // The shear changes by 2 * h = 0.08 m/s across one kernel radius.
-        const float acrossH = 2.0f * kH;
-        float worst = 0.0f, worstFace = 0.0f;
-        double zigzag = 0.0;
-        int n = 0;
-        for (size_t i = 0; i < c.x.size(); ++i) {
-            const float change = (c.v[i] - shear(c.x[i])).norm();
-            if (c.inner(i, 15, 4)) { // 2h in: L(L(v)) reads no truncated neighbourhood
-                worst = std::max(worst, change);
-                zigzag += std::abs(z.v[i].y()) / 0.1;
-                ++n;
-            } else {
-                worstFace = std::max(worstFace, change);
-            }
-        }
-        zigzag /= n;
+        const ShearAfterFilter r = filterShearAndZigZag(jitter, false);
+        const float acrossH = ShearAfterFilter::acrossH;
+        const float worst = r.worst, worstFace = r.worstFace;
+        const double zigzag = r.zigzag;
+        const int n = r.inside;
         qInfo("jitter %.2f d0, %d particles with a full neighbourhood: shear changed by at most %.2e m/s "
               "(%.2e of its change across h), zig-zag left at %.3f; at the block's faces %.2e m/s",
               double(jitter), n, double(worst), double(worst / acrossH), zigzag, double(worstFace));
@@ -192,35 +208,11 @@ private slots:
         // or under the free surface; the same particles' zig-zag is still damped.
         QFETCH(float, jitter);
         QFETCH(float, bound);
-        Cloud c = lattice(15, jitter);
-        c.linearExact = true;
-        const Vec3f u(0.3f, -0.2f, 0.1f);
-        auto shear = [&](const Vec3f& x) -> Vec3f { return u + Vec3f(2.0f * x.y(), 0.0f, -1.0f * x.x()); };
-        for (size_t i = 0; i < c.x.size(); ++i)
-            c.v[i] = shear(c.x[i]);
-        c.filter(0.8f);
-        Cloud z = c; // the same positions and neighbours, a zig-zag of 0.1 m/s along y
-        for (size_t i = 0; i < z.x.size(); ++i) {
-            const long ix = std::lround(z.x[i].x() / kD0), iz = std::lround(z.x[i].z() / kD0);
-            z.v[i] = Vec3f(0.0f, ((ix + iz) % 2) ? -0.1f : 0.1f, 0.0f);
-        }
-        z.filter(0.8f);
-        // The shear changes by 2 * h = 0.08 m/s across one kernel radius.
-        const float acrossH = 2.0f * kH;
-        float worst = 0.0f, worstFace = 0.0f;
-        double zigzag = 0.0;
-        int n = 0;
-        for (size_t i = 0; i < c.x.size(); ++i) {
-            const float change = (c.v[i] - shear(c.x[i])).norm();
-            if (c.inner(i, 15, 4)) { // 2h in: L(L(v)) reads no truncated neighbourhood
-                worst = std::max(worst, change);
-                zigzag += std::abs(z.v[i].y()) / 0.1;
-                ++n;
-            } else {
-                worstFace = std::max(worstFace, change);
-            }
-        }
-        zigzag /= n;
+        const ShearAfterFilter r = filterShearAndZigZag(jitter, true);
+        const float acrossH = ShearAfterFilter::acrossH;
+        const float worst = r.worst, worstFace = r.worstFace;
+        const double zigzag = r.zigzag;
+        const int n = r.inside;
         qInfo("jitter %.2f d0, %d particles with a full neighbourhood: shear changed by at most %.2e m/s "
               "(%.2e of its change across h), zig-zag left at %.3f; at the block's faces %.2e m/s (%.2e)",
               double(jitter), n, double(worst), double(worst / acrossH), zigzag, double(worstFace),
