@@ -175,7 +175,14 @@ void RigidBodySystem::applyDrag(float h) {
     const float w = 1.0f / drag_.responseTime;
     const Vec3f p = b->toWorld(dragPoint_);
     const Vec3f vp = b->velocityAt(p);
-    Vec3f F = b->mass() * (w * w * (dragTarget_ - p) - 2.0f * w * vp);
+    // The same force as a velocity servo, F = 2 ω m (v_pull − v_p) with v_pull = ω e / 2, and v_pull
+    // capped at maxSpeed: the spring's response follows the real-time factor (a slow simulation gets
+    // a stiff spring), so a far cursor asked for ω e / 2 ~ 30 m/s through the water, whose splash cut
+    // the step and the real-time factor 7x while the body crossed a tank (docs/BENCHMARKS.md §2).
+    Vec3f pull = 0.5f * w * (dragTarget_ - p);
+    if (drag_.maxSpeed > 0.0f && pull.norm() > drag_.maxSpeed)
+        pull *= drag_.maxSpeed / pull.norm();
+    Vec3f F = b->mass() * (2.0f * w) * (pull - vp);
     Vec3f Fcom = drag_.compensateGravity ? Vec3f(-b->mass() * gravity_) : Vec3f::Zero();
     b->applyForce(h, F + Fcom, (p - b->position()).cross(F));
     b->setAngularMomentum(b->angularMomentum() / (1.0f + h * drag_.angularDamping));

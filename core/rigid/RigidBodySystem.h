@@ -47,6 +47,8 @@ struct DragSettings {
     float responseTime = 0.12f;    ///< s; spring ω = 1/responseTime, critically damped
     bool compensateGravity = true; ///< a dragged body is held against its weight
     float angularDamping = 4.0f;   ///< 1/s; damps swinging while dragged
+    /// m/s; the spring pulls the grab point towards the cursor at most this fast (0 = no limit)
+    float maxSpeed = 3.0f;
 };
 
 struct PickResult {
