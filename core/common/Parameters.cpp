@@ -116,14 +116,14 @@ std::vector<ParameterInfo> makeTable() {
             "step; 0 = off."),
         boolean("velocityFilterRate", "Solver", "Velocity filter per second", false,
                 "The filter's eps per 2.5 ms of simulated time (scaled by dt, capped at the stability bound) "
-                "instead of per step, so a second of flow is damped alike at any dt. Off: the resting "
-                "columns at 4.5 mm then move at 0.08 m/s (their shorter steps damp less) and a wake's "
-                "vorticity confinement gains 1.07x instead of 1.48x."),
+                "instead of per step, so a second of flow is damped alike at any dt. Off by default: with it "
+                "on, the resting columns at 4.5 mm move at 0.08 m/s (their shorter steps damp less) and a "
+                "wake's vorticity confinement gains 1.07x instead of 1.48x."),
         boolean("velocityFilterLinearExact", "Solver", "Velocity filter linear-exact", false,
                 "L without its first-order error (delta-SPH's correction with a least-squares gradient, "
                 "Antuono et al. 2010): a linear shear at a wall or under the free surface is left alone. "
-                "Off: the resting columns and Martin & Moyce's front rely on that drag (0.056-0.10 m/s at "
-                "0.5 s, front RMS 0.127 with it); 3.6x the filter's cost."),
+                "Off by default: the resting columns and Martin & Moyce's front rely on that drag (with it "
+                "on, 0.056-0.10 m/s at 0.5 s, front RMS 0.127); 3.6x the filter's cost."),
         real("startSettling", "Solver", "Start settling", "s", 0.0, 2.0, 0.0, true,
              "Before t = 0 the blocks standing on the floor at rest run this long with their motion damped "
              "and gravity ramped in (Adami et al. 2012), each held in its box (a dam-break column stays "

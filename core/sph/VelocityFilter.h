@@ -14,13 +14,14 @@
 // linear shear by 1.8 % per step (issue 26; 0.9 % of the shear's change across h in
 // test_velocity_filter's slab), a drag on the boundary layers. The linear-exact operator subtracts
 // the first-order part with a corrected gradient, so L vanishes for every linear field in any
-// neighbourhood: the construction of the diffusive term of delta-SPH (Antuono, Colagrossi, Marrone &
-// Molteni 2010, "Free-surface flows solved by means of SPH schemes with numerical diffusive terms",
-// Comput. Phys. Commun. 181: differences minus the mean of the two renormalised gradients along
-// x_ij) and of the corrected second derivative of Fatehi & Manzari 2011 (Comput. Math. Appl. 61).
-// The gradient is renormalised as Bonet & Lok 1999 do (a moment matrix makes it exact for linear
-// fields), here with the filter's own weights a_ij instead of grad W: then G_i minimises that
-// particle's residual, and L is exactly -grad E of
+// neighbourhood that resolves all three directions (a nearly flat one, with an eigenvalue of its
+// moment matrix below kRankTolerance of the largest, keeps only the resolved ones): the construction of the
+// diffusive term of delta-SPH (Antuono, Colagrossi, Marrone & Molteni 2010, "Free-surface flows solved by
+// means of SPH schemes with numerical diffusive terms", Comput. Phys. Commun. 181: differences minus the mean
+// of the two renormalised gradients along x_ij) and of the corrected second derivative of Fatehi & Manzari
+// 2011 (Comput. Math. Appl. 61). The gradient is renormalised as Bonet & Lok 1999 do (a moment matrix makes
+// it exact for linear fields), here with the filter's own weights a_ij instead of grad W: then G_i minimises
+// that particle's residual, and L is exactly -grad E of
 //
 //   E(v) = 1/4 sum_i min_G sum_j a_ij |v_j - v_i - G (x_j - x_i)|^2 <= 1/4 sum_ij a_ij |v_j - v_i|^2
 //
