@@ -18,6 +18,7 @@ namespace octo {
     X(pressureSolver)                                                                                        \
     X(densityErrorTolerance)                                                                                 \
     X(divergenceErrorTolerance)                                                                              \
+    X(dfsphMirrorWalls)                                                                                      \
     X(minIterations)                                                                                         \
     X(maxIterations)                                                                                         \
     X(timeStepMin)                                                                                           \

@@ -6,7 +6,8 @@
 //
 // Per step (positions x and velocities v at time t, lists built at x):
 //  1. density rho_i = m sum_j W_ij + sum_k Psi_k W_ik and the factor
-//     alpha_i = 1 / (|sum_j m grad W_ij + sum_k Psi_k grad W_ik|^2 + sum_j |m grad W_ij|^2);
+//     alpha_i = 1 / (|sum_j m grad W_ij + sum_k c Psi_k grad W_ik|^2 + sum_j |m grad W_ij|^2)
+//     (c = 1, Akinci's walls; c = 2, the walls mirrored: dfsphMirrorWalls);
 //  2. divergence-free solve: pressures (over rho^2) p_i make D rho_i / Dt = 0 for v;
 //  3. non-pressure accelerations, v* = v + dt a;
 //  4. constant-density solve: pressures make rho_i + dt D rho_i / Dt (v*) = rho0;
@@ -15,14 +16,16 @@
 // density needs no repositioning, so the lists built once per step stay exact through every sweep.
 // A sweep sets p_i <- max(0, p_i + omega s_i alpha_i / dt^k) from the source s_i (k = 1: the divergence,
 // k = 2: the density error), then moves every velocity by the pressure increments,
-// dv_i = -dt (sum_j m (dp_i + dp_j) grad W_ij + sum_k Psi_k dp_i grad W_ik). Accumulating p
+// dv_i = -dt (sum_j m (dp_i + dp_j) grad W_ij + sum_k c Psi_k dp_i grad W_ik). Accumulating p
 // (clamped at 0: no tension at the free surface) lets a later sweep undo an over-correction; the
 // residual a solve stops on counts compression, and expansion where a pressure still acts
 // (complementarity: p > 0 only where the density is at rest). Both solves start from half the
 // previous step's pressures where the water is compressed (the paper's warm start, section 4.3, in
 // SPlisHSPlasH's form: see kWarmStart), and the time step follows the density solve's sweeps.
-// Walls and bodies push with the particle's own pressure, Akinci et al. 2012 eq. 10, as alpha
-// assumes (measured against the mirrored forms: see below); a tracked body receives the opposite.
+// Walls and bodies push with the particle's own pressure (Akinci et al. 2012 eq. 10, the default),
+// or mirror the particle beside them (dfsphMirrorWalls): its pressure, continued hydrostatically,
+// and its velocity, in the force, the rates and alpha alike; a tracked body receives the opposite
+// of the force.
 #include "sph/Dfsph_Bender2017.h"
 
 #include "spatial/Lanes.h"
@@ -51,14 +54,31 @@ constexpr uint32_t kDivergenceMinNeighbours = 20;
 // unrelaxed sweep over-corrects; measured here it oscillated with growing amplitude in the
 // divergence solve of the dam break's second step (mean |D rho/Dt| 1.0 -> 313 rho0/s in 50 sweeps).
 constexpr float kRelaxation = 0.5f;
-// The boundary's term is Psi_k p_i / rho_i^2 grad W_ik, the particle's own pressure
-// (Akinci et al. 2012 eq. 10), on walls and bodies alike. Measured against two mirrored forms
-// (2 p_i, and p_i continued hydrostatically as PCISPH's bodies use, Adami 2012): on the resting
-// 0.24 m tank (r = 10 mm) the mirrored forms kept the water moving at 0.16 and 0.11 m/s mean, Akinci's
-// settles to 0.0066 m/s; with the mirror on bodies the sweeps diverged where a sinking box squeezed
-// a particle against the floor (its boundary gradients cancel; test_buoyancy's scene non-finite at
-// 0.31 s). The cost: a held, submerged box feels 87 % of Archimedes' force (PCISPH's mirror: 103 %),
-// while a floating 0.5 rho0 box sits at 46.9 % submerged (PCISPH: 42.5 %); docs/SCENES.md.
+// The default boundary term is Psi_k p_i / rho_i^2 grad W_ik, the particle's own pressure
+// (Akinci et al. 2012 eq. 10), on walls and bodies alike: a held, submerged box feels 88 % of
+// Archimedes' force with it (PCISPH's mirror: 103 %) and resting columns move at 0.10-0.23 m/s at
+// 0.5 s with the filter off (docs/SCENES.md, "Why no preset runs DFSPH").
+// The option (dfsphMirrorWalls): the boundary as the mirror image of the fluid particle beside it (ghost
+// particles, Colagrossi & Landrini 2003; the pressure mirroring of Band et al. 2018, "Pressure boundaries for
+// implicit incompressible SPH", ACM TOG 37(2), continued hydrostatically as Adami et al. 2012 do): sample k
+// stands for fluid at the particle's pressure p_k = p_i + rho_i g . (x_k - x_i) moving with the
+// particle's velocity reflected, so the pair pushes with (p_i + p_k) / rho_i^2 and closes at twice
+// the normal speed. Its part in p_i comes from one term, the boundary gradient doubled,
+// 2 Psi_k grad W_ik, in the force, in D rho_i / Dt and in alpha, so the solve stays symmetric
+// (the force is the transpose of the rate it corrects); the hydrostatic part does not depend on
+// the solve and is added to v* once, before the density solve (boundarySupport_).
+// Measured on the resting 0.35 m columns, filter off, against Akinci's p_i alone (p_k = 0): that
+// pushed a wall-adjacent particle into the wall under a constant pressure; the 6.25 mm Wendland
+// column's lowest particle sank to 1.6 mm above the floor (PCISPH 5.85; mirrored 5.84), its level
+// by 9.3 mm (PCISPH 3.4, mirrored 2.9) and the pressure beside walls and in edges stood at
+// 1.6-1.9x hydrostatic (mirrored 0.94). Doubling only the force (the rate single) made the solve
+// oblique: 0.65 m/s by 0.5 s there, and at eta = 0.1 % too. Without the hydrostatic part the
+// columns in the vertical edges sank at 0.15 m/s; clamped at p_k >= 0 (with the previous step's
+// p_i) a held box felt 1.15 rho0 g V against 1.02 unclamped (test_buoyancy).
+// Not the default: with it Martin & Moyce's front RMS is 0.123 (test bound 0.12; Akinci's 0.117) and
+// a 6.25 mm Wendland column went unstable at eta = 0.3 % or dt = 1 ms (cubic spline and 12 mm did
+// not). (The mirrored forms measured before, with alpha and D rho / Dt left as Akinci's, were the
+// oblique ones: a resting tank kept moving at 0.11-0.16 m/s and the sweeps diverged under a box.)
 //
 // Warm start (the paper's section 4.3) as SPlisHSPlasH runs it (TimeStepDFSPH.cpp, USE_WARMSTART and
 // USE_WARMSTART_V): a solve starts from half the pressure impulse of the previous step (p dt_prev^2
@@ -101,6 +121,10 @@ void Dfsph_Bender2017::computeDensityAndFactor() {
     const auto xb = model_.boundary().sortedPositions();
     const auto psi = model_.boundary().sortedPsi();
     const Vec3f* X = model_.state.positions.data();
+    const Vec3f gravity = model_.config().gravity;
+    const bool mirror = model_.config().dfsphMirrorWalls;
+    const float c = mirror ? 2.0f : 1.0f; // the boundary's share in p_i (see dfsphMirrorWalls above)
+    boundarySupport_.resize(mirror ? model_.state.size() : 0);
     // A particle with (almost) no neighbours gets alpha = 0: no pressure can compress it.
     const float tiny = 1e-6f * model_.protoDenominator();
     const FluidModel::NeighborLists& L = model_.lists;
@@ -129,18 +153,25 @@ void Dfsph_Bender2017::computeDensityAndFactor() {
                 gradSq += g.squaredNorm();
             }
             float rho = m * sumW;
+            Vec3f support = Vec3f::Zero();
             const uint32_t* bnb = bn + L.boundaryBegin[i];
             Vec3f* gb = stored.boundary.data() + L.boundaryBegin[i];
-            for (uint32_t q = 0, cnt = L.boundaryCount[i]; q < cnt; ++q) {
+            const uint32_t cntB = L.boundaryCount[i];
+            for (uint32_t q = 0; q < cntB; ++q) {
                 const uint32_t k = bnb[q];
                 const Vec3f xik = xi - xb[k];
                 const auto [w, gradFactor] = K.WAndGradFactor(xik.squaredNorm());
                 rho += psi[k] * w;
-                const Vec3f gk = (psi[k] * gradFactor) * xik;
+                const Vec3f gk = (c * psi[k] * gradFactor) * xik;
                 gb[q] = gk;
                 grad += gk;
+                if (mirror)
+                    support += (gradFactor * psi[k] * gravity.dot(xik)) * xik;
             }
             model_.state.densities[i] = rho;
+            // -sum_k Psi_k (g . (x_k - x_i) / rho_i) grad W_ik: the mirrored boundary's hydrostatic share.
+            if (mirror)
+                boundarySupport_[i] = (1.0f / rho) * support;
             const float denominator = grad.squaredNorm() + gradSq;
             factor_[i] = denominator > tiny ? 1.0f / denominator : 0.0f;
         }
@@ -340,9 +371,14 @@ void Dfsph_Bender2017::warmStart(float dt, bool divergence) {
 }
 
 void Dfsph_Bender2017::accumulateBodyForces() {
-    // F_k<-i = Psi_k (p_i^div + p_i^rho) m grad W_ik: the opposite of the boundary's push on i over
-    // the step (both solves act for dt), from the gradients stored for the sweeps.
+    // F_k<-i = m Psi_k (p_i / rho_i^2) grad W_ik over both solves (Akinci), or with (p_i + p_k) / rho_i^2
+    // (mirrored walls, the stored gradient doubled): the opposite of the boundary's push on i over the
+    // step, from the gradients stored for the sweeps.
+    const bool mirror = model_.config().dfsphMirrorWalls;
     const auto tracked = model_.boundary().sortedTracked();
+    const auto xb = model_.boundary().sortedPositions();
+    const Vec3f g = model_.config().gravity;
+    const Vec3f* X = model_.state.positions.data();
     const float m = model_.mass();
     const FluidModel::NeighborLists& L = model_.lists;
     model_.bodyForces.reset(L.blocks.size());
@@ -350,13 +386,18 @@ void Dfsph_Bender2017::accumulateBodyForces() {
         const FluidModel::NeighborLists::Block& blk = L.blocks[b];
         for (uint32_t i = begin; i < end; ++i) {
             const float p = divergenceStiffness_[i] + densityStiffness_[i];
-            if (p <= 0.0f)
+            if (!mirror && p <= 0.0f)
                 continue;
+            const float hydrostatic = mirror ? 1.0f / (2.0f * model_.state.densities[i]) : 0.0f;
             const uint32_t* bnb = blk.boundary.data() + L.boundaryBegin[i];
             const Vec3f* gb = gradients_[b].boundary.data() + L.boundaryBegin[i];
-            for (uint32_t q = 0, cnt = L.boundaryCount[i]; q < cnt; ++q)
-                if (tracked[bnb[q]])
-                    model_.bodyForces.add(b, bnb[q], (m * p) * gb[q]);
+            for (uint32_t q = 0, cnt = L.boundaryCount[i]; q < cnt; ++q) {
+                const uint32_t k = bnb[q];
+                if (tracked[k])
+                    model_.bodyForces.add(b, k,
+                                          mirror ? (m * (p + hydrostatic * g.dot(xb[k] - X[i]))) * gb[q]
+                                                 : (m * p) * gb[q]);
+            }
         }
     });
     model_.bodyForces.flush(model_.boundary());
@@ -396,7 +437,13 @@ float Dfsph_Bender2017::attempt(float dt, SphStepResult& res, int& it, int& itDi
     const auto t1 = parallel::Clock::now();
     model_.computeNonPressure(dt);
     res.msNonPressure += parallel::msSince(t1);
-    // 4. Constant density.
+    // 4. Constant density, from v* (with the mirrored boundary's hydrostatic share).
+    if (config.dfsphMirrorWalls)
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, state.size(), 4096),
+                          [&](const tbb::blocked_range<size_t>& r) {
+                              for (size_t i = r.begin(); i < r.end(); ++i)
+                                  predictedVelocity[i] += dt * boundarySupport_[i];
+                          });
     warmStart(dt, false);
     it = 0;
     for (;;) {

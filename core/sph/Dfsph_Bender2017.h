@@ -27,8 +27,8 @@ public:
     int minimumIterations() const override { return kDensityMinIterations; }
 
 private:
-    // m grad W_ij and Psi_k grad W_ik per listed pair of one block, at the step's positions
-    // (every sweep reads them instead of recomputing the kernel).
+    // m grad W_ij and Psi_k grad W_ik (doubled with dfsphMirrorWalls) per listed pair of one
+    // block, at the step's positions (every sweep reads them instead of recomputing the kernel).
     struct BlockGradients {
         std::vector<Vec3f> fluid, boundary;
     };
@@ -65,14 +65,15 @@ private:
     void commit(float dt, float maxV2, SphStepResult& res);
 
     std::vector<BlockGradients> gradients_;
-    // The factor 1 / (|sum m grad W|^2 + sum |m grad W|^2), the pressures over rho^2 of the
-    // divergence and density solves (kept across steps for their warm starts, sorted with the
-    // particles), and this sweep's increment.
+    // The factor 1 / (|sum m grad W + sum Psi grad W|^2 + sum |m grad W|^2) (boundary doubled), the pressures
+    // over rho^2 of the divergence and density solves (kept across steps for their warm starts, sorted with
+    // the particles), and this sweep's increment.
     std::vector<float> factor_, divergenceStiffness_, densityStiffness_, stiffnessIncrement_;
     // The sweeps' copy of the fluid's predicted and the boundary's velocities, x, y, z in lanes
     // (16 bytes each: a neighbour's velocity is one aligned load); kept by keepVelocityLanes().
     std::vector<Float4> velocity4_, boundaryVelocity4_;
-    std::vector<Vec3f> startVelocity_; // a restarted step starts again from these
+    std::vector<Vec3f> boundarySupport_; // the mirrored boundary's hydrostatic push, per unit time
+    std::vector<Vec3f> startVelocity_;   // a restarted step starts again from these
     std::vector<float> startDivergence_, startDensity_;
     float solvedDt_ = 0.0f;                    // the dt the kept pressures were solved at (0: none kept)
     DensityProjection_Macklin2013 projection_; // of the compression a step starts with

@@ -17,6 +17,7 @@ SphSolver::Config SphSolver::configFrom(const ParameterSet& params) {
     c.restDensity = params.getf(Param::restDensity);
     c.densityErrorTolerance = params.getf(Param::densityErrorTolerance);
     c.divergenceErrorTolerance = params.getf(Param::divergenceErrorTolerance);
+    c.dfsphMirrorWalls = params.getb(Param::dfsphMirrorWalls);
     c.minIterations = params.geti(Param::minIterations);
     c.maxIterations = std::max(params.geti(Param::maxIterations), c.minIterations);
     c.timeStepMin = params.getf(Param::timeStepMin);

@@ -28,6 +28,7 @@ const std::vector<Field>& fields() {
         {"restDensity", [](const Config& c) { return double(c.restDensity); }},
         {"densityErrorTolerance", [](const Config& c) { return double(c.densityErrorTolerance); }},
         {"divergenceErrorTolerance", [](const Config& c) { return double(c.divergenceErrorTolerance); }},
+        {"dfsphMirrorWalls", [](const Config& c) { return double(c.dfsphMirrorWalls); }},
         {"minIterations", [](const Config& c) { return double(c.minIterations); }},
         {"maxIterations", [](const Config& c) { return double(c.maxIterations); }},
         {"timeStepMin", [](const Config& c) { return double(c.timeStepMin); }},
