@@ -85,6 +85,53 @@ struct KernelLanes {
     return k;
 }
 
+/// The gradient's sums: sum of w (1 - |u|^2)^2 G u over the kernels, and how many kernel centres
+/// lie within r (near).
+struct GradientLanes {
+    F8 ax = {}, ay = {}, az = {}, near = {};
+    [[gnu::always_inline]] void add(const KernelLanes& g, F8 d2, float r2) {
+        const F8 zero = {}, one = zero + 1.0f;
+        const F8 s = g.w * g.q * g.q;
+        near += (F8)((I8)one & ((d2 < r2) & (g.w > zero))); // padding has w = 0
+        ax += s * (g.a * g.u0 + g.b * g.u1 + g.cc * g.u2);
+        ay += s * (g.b * g.u0 + g.d * g.u1 + g.e * g.u2);
+        az += s * (g.cc * g.u0 + g.e * g.u1 + g.f * g.u2);
+    }
+    void store(float* out) const {
+        out[0] = total(ax);
+        out[1] = total(ay);
+        out[2] = total(az);
+        out[3] = total(near);
+    }
+};
+
+/// The velocity's sums: W (1, vx, vy, vz) with W = (1 - d^2 / radius^2)^3 over the kernel centres
+/// within radius (w > 0: padding has amp = 0).
+struct VelocityLanes {
+    F8 sw = {}, sx = {}, sy = {}, sz = {};
+    [[gnu::always_inline]] void add(F8 d2, F8 w, float invR2, const float* vx, const float* vy,
+                                    const float* vz, size_t j) {
+        const F8 zero = {}, one = zero + 1.0f;
+        F8 ux, uy, uz;
+        load8(ux, vx + j);
+        load8(uy, vy + j);
+        load8(uz, vz + j);
+        F8 q = one - d2 * invR2;
+        q = (F8)((I8)q & (q > zero) & (w > zero));
+        const F8 k = q * q * q;
+        sw += k;
+        sx += k * ux;
+        sy += k * uy;
+        sz += k * uz;
+    }
+    void store(float* out) const {
+        out[0] = total(sw);
+        out[1] = total(sx);
+        out[2] = total(sy);
+        out[3] = total(sz);
+    }
+};
+
 [[gnu::always_inline]] inline float fieldSum(const AnisotropicCandidates& c, size_t m, float ox, float oy,
                                              float oz) {
     F8 acc = {};
@@ -98,53 +145,31 @@ struct KernelLanes {
 // sum of w (1 - |u|^2)^2 G u over the candidates, u = G (x - xbar); grad f = -6 times it.
 [[gnu::always_inline]] inline void gradientSum(const AnisotropicCandidates& c, size_t m, float ox, float oy,
                                                float oz, float r2, float* out) {
-    const F8 zero = {}, one = zero + 1.0f;
-    F8 ax = zero, ay = zero, az = zero, near = zero;
+    GradientLanes grad;
     for (size_t j = 0; j < m; j += 8) {
-        const KernelLanes k = kernelLanes(c, j, ox, oy, oz);
-        const F8 s = k.w * k.q * k.q;
-        near +=
-            (F8)((I8)one & ((k.dx * k.dx + k.dy * k.dy + k.dz * k.dz < r2) & (k.w > zero))); // padding: w = 0
-        ax += s * (k.a * k.u0 + k.b * k.u1 + k.cc * k.u2);
-        ay += s * (k.b * k.u0 + k.d * k.u1 + k.e * k.u2);
-        az += s * (k.cc * k.u0 + k.e * k.u1 + k.f * k.u2);
+        const KernelLanes g = kernelLanes(c, j, ox, oy, oz);
+        grad.add(g, g.dx * g.dx + g.dy * g.dy + g.dz * g.dz, r2);
     }
-    out[0] = total(ax);
-    out[1] = total(ay);
-    out[2] = total(az);
-    out[3] = total(near);
+    grad.store(out);
 }
 
 // sum of W (1, vx, vy, vz) over the candidates centred within radius, W = (1 - d^2 / radius^2)^3.
 [[gnu::always_inline]] inline void velocitySum(const AnisotropicCandidates& c, size_t m, float ox, float oy,
                                                float oz, float invR2, const float* vx, const float* vy,
                                                const float* vz, float* out) {
-    const F8 zero = {}, one = zero + 1.0f;
-    F8 sw = zero, sx = zero, sy = zero, sz = zero;
+    VelocityLanes vel;
     for (size_t j = 0; j < m; j += 8) {
-        F8 dx, dy, dz, w, ux, uy, uz;
+        F8 dx, dy, dz, w;
         load8(dx, c.x.data() + j);
         load8(dy, c.y.data() + j);
         load8(dz, c.z.data() + j);
         load8(w, c.amp.data() + j);
-        load8(ux, vx + j);
-        load8(uy, vy + j);
-        load8(uz, vz + j);
         dx = ox - dx;
         dy = oy - dy;
         dz = oz - dz;
-        F8 q = one - (dx * dx + dy * dy + dz * dz) * invR2;
-        q = (F8)((I8)q & (q > zero) & (w > zero)); // padding has amp = 0
-        const F8 k = q * q * q;
-        sw += k;
-        sx += k * ux;
-        sy += k * uy;
-        sz += k * uz;
+        vel.add(dx * dx + dy * dy + dz * dz, w, invR2, vx, vy, vz, j);
     }
-    out[0] = total(sw);
-    out[1] = total(sx);
-    out[2] = total(sy);
-    out[3] = total(sz);
+    vel.store(out);
 }
 
 // gradientSum and velocitySum in one pass over the candidates: each output gets the same lane
@@ -153,36 +178,16 @@ struct KernelLanes {
                                                        float oy, float oz, float r2, float invR2,
                                                        const float* vx, const float* vy, const float* vz,
                                                        float* grad, float* vel) {
-    const F8 zero = {}, one = zero + 1.0f;
-    F8 ax = zero, ay = zero, az = zero, near = zero, sw = zero, sx = zero, sy = zero, sz = zero;
+    GradientLanes gradient;
+    VelocityLanes velocity;
     for (size_t j = 0; j < m; j += 8) {
         const KernelLanes g = kernelLanes(c, j, ox, oy, oz);
-        F8 ux, uy, uz;
-        load8(ux, vx + j);
-        load8(uy, vy + j);
-        load8(uz, vz + j);
-        const F8 s = g.w * g.q * g.q;
         const F8 d2 = g.dx * g.dx + g.dy * g.dy + g.dz * g.dz;
-        near += (F8)((I8)one & ((d2 < r2) & (g.w > zero))); // padding has w = 0
-        ax += s * (g.a * g.u0 + g.b * g.u1 + g.cc * g.u2);
-        ay += s * (g.b * g.u0 + g.d * g.u1 + g.e * g.u2);
-        az += s * (g.cc * g.u0 + g.e * g.u1 + g.f * g.u2);
-        F8 p = one - d2 * invR2;
-        p = (F8)((I8)p & (p > zero) & (g.w > zero));
-        const F8 k = p * p * p;
-        sw += k;
-        sx += k * ux;
-        sy += k * uy;
-        sz += k * uz;
+        gradient.add(g, d2, r2);
+        velocity.add(d2, g.w, invR2, vx, vy, vz, j);
     }
-    grad[0] = total(ax);
-    grad[1] = total(ay);
-    grad[2] = total(az);
-    grad[3] = total(near);
-    vel[0] = total(sw);
-    vel[1] = total(sx);
-    vel[2] = total(sy);
-    vel[3] = total(sz);
+    gradient.store(grad);
+    velocity.store(vel);
 }
 
 void gradientVelocitySumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float oy, float oz,
