@@ -80,14 +80,24 @@ constexpr float kRelaxation = 0.5f;
 // not). (The mirrored forms measured before, with alpha and D rho / Dt left as Akinci's, were the
 // oblique ones: a resting tank kept moving at 0.11-0.16 m/s and the sweeps diverged under a box.)
 //
-// Warm start (the paper's section 4.3) as SPlisHSPlasH runs it (TimeStepDFSPH.cpp, USE_WARMSTART and
-// USE_WARMSTART_V): a solve starts from half the pressure impulse of the previous step (p dt_prev^2
-// for the density, p dt_prev for the divergence, so a change of dt rescales it), capped, and only
-// for particles the solve's source compresses before any pressure acts; the others start from 0.
+// Warm start (the paper's section 4.3) in SPlisHSPlasH's form (TimeStepDFSPH.cpp, USE_WARMSTART and
+// USE_WARMSTART_V): a solve starts from half the previous step's pressure, capped, and only for
+// particles the solve's source compresses before any pressure acts; the others start from 0.
 // Without the restriction and the cap (the whole previous field, or half of it, everywhere) a
 // resting column at r = 4.5 mm bounced with a growing amplitude and blew up within 0.15 s; with
 // them but at the fixed dt it still did (21 of 30 frames flagged): the step must follow the sweeps
 // (below, Dfsph_Bender2017::step). docs/BENCHMARKS.md §2, "DFSPH's warm start".
+// The divergence solve's pressure is an impulse (it cancels the D rho / Dt the step starts with),
+// kept as p dt and rescaled to the new dt, as SPlisHSPlasH does. The density solve's is not: at
+// rest it is the hydrostatic pressure, which holds the water against gravity whatever dt is, so it
+// is carried over as is (the paper's kappa of the last step), not as p dt^2 (SPlisHSPlasH) divided
+// by the new dt^2. Rescaled, every change of dt kicked the water: the frames are split into equal
+// steps, so dt jumps by up to 25 % where a frame takes one step more or fewer (4 -> 5 at 60 fps),
+// and the warm start then pushed with 1.56x half the hydrostatic pressure. Measured (mirrored
+// walls, the velocity filter; the 0.6 m tank at r = 12 mm of test_rest_resolutions): the whole
+// column bounced upward at 0.10-0.14 m/s in the frames where the step count changed (2.5-3x
+// hydrostatic pressure at every depth), median of the max speed over 0.5-1 s 0.058 m/s, max 0.145;
+// carried as is 0.048 and 0.054.
 constexpr float kWarmStart = 0.5f;
 // SPlisHSPlasH's caps on the stored impulses, in its units (p / rho^2 scaled by rho0: m^2 / s^2)
 // times dt^2 and dt: 0.00025 m^2 for the density, 0.5 m^2 / s for the divergence.
@@ -349,14 +359,14 @@ void Dfsph_Bender2017::keepVelocityLanes() {
 
 void Dfsph_Bender2017::warmStart(float dt, bool divergence) {
     keepVelocityLanes();
-    // Half the previous step's impulse, rescaled to this dt and capped (kWarmStart), where the
-    // source compresses the particle before any pressure acts (D rho / Dt > 0 in a full
-    // neighbourhood, or a predicted density above rho0); 0 elsewhere: a stale pressure on a
+    // Half the previous step's pressure (the divergence solve's as an impulse, rescaled to this dt)
+    // and capped (kWarmStart), where the source compresses the particle before any pressure acts (D rho / Dt
+    // > 0 in a full neighbourhood, or a predicted density above rho0); 0 elsewhere: a stale pressure on a
     // particle that is already separating pushes it further apart.
     std::vector<float>& stiffness = divergence ? divergenceStiffness_ : densityStiffness_;
     const float rho0 = model_.config().restDensity;
     const float ratio = solvedDt_ > 0.0f ? solvedDt_ / dt : 0.0f;
-    const float scale = kWarmStart * (divergence ? ratio : ratio * ratio);
+    const float scale = divergence ? kWarmStart * ratio : (solvedDt_ > 0.0f ? kWarmStart : 0.0f);
     const float cap = solvedDt_ > 0.0f ? (divergence ? kWarmStartDivergenceCap / (rho0 * solvedDt_)
                                                      : kWarmStartDensityCap / (rho0 * solvedDt_ * solvedDt_))
                                        : 0.0f;
