@@ -38,9 +38,9 @@ SceneDescription pool(float relativeDensity, float centreY) {
 struct Reach {
     double simToReach = -1.0, wallToReach = -1.0; // s; -1: not reached
     double maxFluidSpeed = 0.0, maxBodySpeed = 0.0, overshoot = 0.0;
-    double errorAfter = 0.0; // m; the largest distance to the target after reaching it
-    double rtf = 0.0;        // simulated / wall over the approach
-    int steps = 0;           // to reach
+    double errorAfter = 0.0;       // m; the largest distance to the target after reaching it
+    double rtf = 0.0;              // simulated / wall over the approach
+    int steps = 0, iterations = 0; // to reach
     bool blowUp = false;
 };
 
@@ -77,6 +77,7 @@ Reach dragAcross(Simulation& sim, float tolerance, double simResponse, double wa
         }
         const StepStats& s = sim.frameStep();
         r.steps += r.simToReach < 0.0 ? 1 : 0;
+        r.iterations += r.simToReach < 0.0 ? s.iterations : 0;
         r.blowUp = r.blowUp || s.blowUp;
         r.maxFluidSpeed = std::max(r.maxFluidSpeed, s.maxSpeed);
         r.maxBodySpeed = std::max(r.maxBodySpeed, double(b.linearVelocity().norm()));
@@ -126,10 +127,11 @@ private slots:
         // box crosses the Interactive dam break.
         const double tau = std::getenv("OCTO_DRAG_TAU") ? std::atof(std::getenv("OCTO_DRAG_TAU")) : 0.016;
         const Reach r = dragAcross(sim, 0.01f, tau, wall, wall > 0 ? 0.6 : 0.3);
-        qInfo("reached within 1 cm after %.4f s simulated, %.2f s wall (%.3fx real time, %d steps); body "
+        qInfo("reached within 1 cm after %.4f s simulated, %.2f s wall (%.3fx real time, %d steps, %d "
+              "iterations); body "
               "%.2f m/s, fluid %.2f m/s at most, overshoot %.4f m, then within %.4f m",
-              r.simToReach, r.wallToReach, r.rtf, r.steps, r.maxBodySpeed, r.maxFluidSpeed, r.overshoot,
-              r.errorAfter);
+              r.simToReach, r.wallToReach, r.rtf, r.steps, r.iterations, r.maxBodySpeed, r.maxFluidSpeed,
+              r.overshoot, r.errorAfter);
         if (wall > 0.0 || std::getenv("OCTO_DRAG_LAW") || std::getenv("OCTO_DRAG_VMAX") ||
             std::getenv("OCTO_DRAG_TAU"))
             return; // a measurement, not the test
