@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace octo {
@@ -179,18 +180,24 @@ void RigidBodySystem::applyDrag(float h, const Vec3f& fluidForce) {
         applySpringDrag(*b, h);
         return;
     }
+    // The hand's force, beyond the body's weight, is bounded: m times twice the reference's
+    // acceleration. Unbounded, it pressed a floating box through the water onto the floor as if
+    // kinematic and squeezed the water out of the gap at 130-290 m/s, a blow-up
+    // (test_drag_reach, pressedIntoTheFloorStaysBounded).
+    const float tau = drag_.responseTime;
+    const float maxForce = drag_.maxSpeed > 0.0f ? b->mass() * 4.0f * drag_.maxSpeed / tau
+                                                 : std::numeric_limits<float>::infinity();
     // The hand holds the body: its weight and the fluid's force (held over the step) are
     // cancelled at the centre of mass, so the servo below sees neither.
     Vec3f hold = drag_.holdAgainstFluid ? Vec3f(-fluidForce) : Vec3f::Zero();
-    if (drag_.compensateGravity)
-        hold -= b->mass() * gravity_;
-    b->applyForce(h, hold, Vec3f::Zero());
+    if (hold.norm() > maxForce)
+        hold *= maxForce / hold.norm();
+    b->applyForce(h, drag_.compensateGravity ? Vec3f(hold - b->mass() * gravity_) : hold, Vec3f::Zero());
     // The grabbed point follows a reference velocity that approaches the cursor on the
     // minimum-time profile, changing by at most 2 maxSpeed / responseTime per second (speeding
     // up from rest in responseTime / 2), so the water is never jolted.
     const Vec3f p = b->toWorld(dragPoint_);
     const Vec3f r = p - b->position();
-    const float tau = drag_.responseTime;
     Vec3f change = approachVelocity(dragTarget_ - p) - dragVelocity_;
     const float maxChange = 2.0f * drag_.maxSpeed / tau * h;
     if (drag_.maxSpeed > 0.0f && change.norm() > maxChange)
@@ -204,7 +211,10 @@ void RigidBodySystem::applyDrag(float h, const Vec3f& fluidForce) {
     Mat3f rx;
     rx << 0.0f, -r.z(), r.y(), r.z(), 0.0f, -r.x(), -r.y(), r.x(), 0.0f;
     const Mat3f K = Mat3f::Identity() / b->mass() - rx * b->worldInverseInertia() * rx;
-    const Vec3f J = K.ldlt().solve(dv);
+    Vec3f J = K.ldlt().solve(dv);
+    const float servoForce = maxForce - hold.norm(); // the hand's budget left after holding
+    if (J.norm() > servoForce * h)
+        J *= servoForce * h / J.norm();
     b->applyForce(h, J / h, r.cross(J) / h);
     b->setAngularMomentum(b->angularMomentum() / (1.0f + h * drag_.angularDamping));
 }

@@ -51,6 +51,7 @@ struct DragSettings {
     bool compensateGravity = true; ///< a dragged body is held against its weight
     /// The hand holds the body against the fluid: the fluid's force of the step is cancelled at
     /// the centre of mass (its torque is not), so the water neither slows nor lifts the body.
+    /// timeOptimal: the hand's force beyond the weight is at most m 4 maxSpeed / responseTime.
     bool holdAgainstFluid = true;
     /// Approach on the minimum-time profile of bounded acceleration (true) or as the critically
     /// damped linear spring (false, the law before issue 25's reach).
