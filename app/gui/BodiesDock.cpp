@@ -70,9 +70,10 @@ BodiesDock::BodiesDock(SimulationWorker* worker, ViewportWidget* viewport, QWidg
     auto* tools = new QGroupBox("Mouse tools", this);
     auto* toolForm = new QFormLayout(tools);
     dragResponse_ = spin(tools, "dragResponse", 0.05, 3.0, 0.2, 2, " s",
-                         "Drag response in wall-clock time: a dragged body closes most of the gap to the "
-                         "cursor within about 5 of these, however slowly the simulation runs (its "
-                         "simulated response is this times the real-time factor)");
+                         "Drag response in wall-clock time: a dragged body gets up to speed (at most 3 m/s "
+                         "of simulated time) in half of this and stops at the cursor from full speed in "
+                         "this, however slowly the simulation runs (its simulated response is this times "
+                         "the real-time factor)");
     toolForm->addRow("Drag response (wall)", dragResponse_);
     stirRadius_ = spin(tools, "stirRadius", 0.005, 1.0, 0.1, 3, " m",
                        "Fluid within this distance of the cursor ray is pushed");

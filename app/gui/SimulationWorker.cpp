@@ -346,8 +346,9 @@ void SimulationWorker::applyStir(const WorkerCommand& c) {
 void SimulationWorker::updateDragResponse() {
     if (!(dragging_ && dragWallResponse_.load() > 0.0 && model_->supportsDrag()))
         return;
-    // Drag in wall time: the spring's simulated response is the wall response scaled by the
-    // real-time factor, so at 0.1x real time a 0.2 s (wall) response is 0.02 s simulated.
+    // Drag in wall time: the drag's simulated response (RigidBodySystem::applyDrag: the time to
+    // stop from full speed) is the wall response scaled by the real-time factor, so at 0.1x real
+    // time a 0.2 s (wall) response is 0.02 s simulated.
     const double factor = realTimeFactor_ > 0.0 ? std::min(realTimeFactor_, 1.0) : 0.05;
     const double simulated = std::clamp(dragWallResponse_.load() * factor, 0.005, 1.0);
     if (simulated != dragSimResponse_.load()) {

@@ -2,8 +2,11 @@
 
 #include "rigid/PointHash.h"
 
+#include <Eigen/Cholesky>
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace octo {
@@ -156,25 +159,90 @@ void RigidBodySystem::substep(float h, std::span<const Vec3f> loadForce, std::sp
             continue;
         b.applyForce(h, b.mass() * gravity_ + loadForce[i], loadTorque[i]);
     }
-    applyDrag(h);
+    Vec3f dragLoad = Vec3f::Zero();
+    for (size_t i = 0; i < bodies_.size(); ++i)
+        if (bodies_[i]->id() == dragBody_)
+            dragLoad = loadForce[i];
+    applyDrag(h, dragLoad);
     collectContacts(h, 0.5f * contact_.contactDistance);
     solveContacts(h);
     for (auto& b : bodies_)
         b->advancePose(h);
 }
 
-void RigidBodySystem::applyDrag(float h) {
+void RigidBodySystem::applyDrag(float h, const Vec3f& fluidForce) {
     if (dragBody_ < 0)
         return;
     RigidBody* b = body(dragBody_);
     if (!b || b->isKinematic())
         return;
+    if (!drag_.timeOptimal) {
+        applySpringDrag(*b, h);
+        return;
+    }
+    // The hand's force, beyond the body's weight, is bounded: m times twice the reference's
+    // acceleration. Unbounded, it pressed a floating box through the water onto the floor as if
+    // kinematic and squeezed the water out of the gap at 130-290 m/s, a blow-up
+    // (test_drag_reach, pressedIntoTheFloorStaysBounded).
+    const float tau = drag_.responseTime;
+    const float maxForce = drag_.maxSpeed > 0.0f ? b->mass() * 4.0f * drag_.maxSpeed / tau
+                                                 : std::numeric_limits<float>::infinity();
+    // The hand holds the body: its weight and the fluid's force (held over the step) are
+    // cancelled at the centre of mass, so the servo below sees neither.
+    Vec3f hold = drag_.holdAgainstFluid ? Vec3f(-fluidForce) : Vec3f::Zero();
+    if (hold.norm() > maxForce)
+        hold *= maxForce / hold.norm();
+    b->applyForce(h, drag_.compensateGravity ? Vec3f(hold - b->mass() * gravity_) : hold, Vec3f::Zero());
+    // The grabbed point follows a reference velocity that approaches the cursor on the
+    // minimum-time profile, changing by at most 2 maxSpeed / responseTime per second (speeding
+    // up from rest in responseTime / 2), so the water is never jolted.
+    const Vec3f p = b->toWorld(dragPoint_);
+    const Vec3f r = p - b->position();
+    Vec3f change = approachVelocity(dragTarget_ - p) - dragVelocity_;
+    const float maxChange = 2.0f * drag_.maxSpeed / tau * h;
+    if (drag_.maxSpeed > 0.0f && change.norm() > maxChange)
+        change *= maxChange / change.norm();
+    dragVelocity_ += change;
+    // A stiff velocity servo on the point, a soft point constraint (Catto 2011, "Soft
+    // constraints", the mouse joint): the impulse J = K^-1 dv with the point's effective mass
+    // K = 1/m - [r]x I^-1 [r]x changes the point's velocity by dv, however far off centre it is;
+    // the velocity error decays in tau / 16.
+    const Vec3f dv = (dragVelocity_ - b->velocityAt(p)) * (1.0f - std::exp(-16.0f / tau * h));
+    Mat3f rx;
+    rx << 0.0f, -r.z(), r.y(), r.z(), 0.0f, -r.x(), -r.y(), r.x(), 0.0f;
+    const Mat3f K = Mat3f::Identity() / b->mass() - rx * b->worldInverseInertia() * rx;
+    Vec3f J = K.ldlt().solve(dv);
+    const float servoForce = maxForce - hold.norm(); // the hand's budget left after holding
+    if (J.norm() > servoForce * h)
+        J *= servoForce * h / J.norm();
+    b->applyForce(h, J / h, r.cross(J) / h);
+    b->setAngularMomentum(b->angularMomentum() / (1.0f + h * drag_.angularDamping));
+}
+
+Vec3f RigidBodySystem::approachVelocity(const Vec3f& error) const {
+    // The minimum-time approach of a point whose acceleration is bounded by a (the switching
+    // curve of the double integrator's bang-bang control, Kirk 1970, "Optimal Control Theory"):
+    // speed sqrt(2 a e) at the distance e, so it stops at the target. Braking at a =
+    // maxSpeed / responseTime leaves the servo half its bound to follow the curve. Near the
+    // target, where that curve's slope exceeds the servo's gain / 4, the speed falls linearly,
+    // critically damped with the servo.
+    const float e = error.norm();
+    if (!(e > 0.0f))
+        return Vec3f::Zero();
+    const float tau = drag_.responseTime;
+    float speed = 4.0f / tau * e;
+    if (drag_.maxSpeed > 0.0f)
+        speed = std::min({speed, std::sqrt(2.0f * drag_.maxSpeed / tau * e), drag_.maxSpeed});
+    return error * (speed / e);
+}
+
+void RigidBodySystem::applySpringDrag(RigidBody& b, float h) {
     // Critically damped spring on the material point: F = m (ω² e − 2 ω v_p), i.e. k = m ω²,
     // c = 2 √(k m). Using the full mass (≥ the effective mass at an off-centre point) errs on the
     // over-damped side, so the point does not overshoot.
     const float w = 1.0f / drag_.responseTime;
-    const Vec3f p = b->toWorld(dragPoint_);
-    const Vec3f vp = b->velocityAt(p);
+    const Vec3f p = b.toWorld(dragPoint_);
+    const Vec3f vp = b.velocityAt(p);
     // The same force as a velocity servo, F = 2 ω m (v_pull − v_p) with v_pull = ω e / 2, and v_pull
     // capped at maxSpeed: the spring's response follows the real-time factor (a slow simulation gets
     // a stiff spring), so a far cursor asked for ω e / 2 ~ 30 m/s through the water, whose splash cut
@@ -182,10 +250,10 @@ void RigidBodySystem::applyDrag(float h) {
     Vec3f pull = 0.5f * w * (dragTarget_ - p);
     if (drag_.maxSpeed > 0.0f && pull.norm() > drag_.maxSpeed)
         pull *= drag_.maxSpeed / pull.norm();
-    Vec3f F = b->mass() * (2.0f * w) * (pull - vp);
-    Vec3f Fcom = drag_.compensateGravity ? Vec3f(-b->mass() * gravity_) : Vec3f::Zero();
-    b->applyForce(h, F + Fcom, (p - b->position()).cross(F));
-    b->setAngularMomentum(b->angularMomentum() / (1.0f + h * drag_.angularDamping));
+    Vec3f F = b.mass() * (2.0f * w) * (pull - vp);
+    Vec3f Fcom = drag_.compensateGravity ? Vec3f(-b.mass() * gravity_) : Vec3f::Zero();
+    b.applyForce(h, F + Fcom, (p - b.position()).cross(F));
+    b.setAngularMomentum(b.angularMomentum() / (1.0f + h * drag_.angularDamping));
 }
 
 namespace {
@@ -430,6 +498,7 @@ bool RigidBodySystem::beginDrag(int bodyId, const Vec3f& bodySpacePoint) {
     dragBody_ = bodyId;
     dragPoint_ = bodySpacePoint;
     dragTarget_ = b->toWorld(bodySpacePoint);
+    dragVelocity_ = b->velocityAt(dragTarget_);
     return true;
 }
 

@@ -43,11 +43,21 @@ struct ContactSettings {
     float maxRecoverySpeed = 0.5f;    ///< m/s cap on the push-out velocity (no explosions)
 };
 
+/// The drag: a servo on the grabbed point's velocity (RigidBodySystem::applyDrag).
 struct DragSettings {
-    float responseTime = 0.12f;    ///< s; spring ω = 1/responseTime, critically damped
+    /// s; timeOptimal: the time to stop from maxSpeed (braking maxSpeed / responseTime, speeding
+    /// up twice as hard); spring: ω = 1/responseTime, critically damped
+    float responseTime = 0.12f;
     bool compensateGravity = true; ///< a dragged body is held against its weight
-    float angularDamping = 4.0f;   ///< 1/s; damps swinging while dragged
-    /// m/s; the spring pulls the grab point towards the cursor at most this fast (0 = no limit)
+    /// The hand holds the body against the fluid: the fluid's force of the step is cancelled at
+    /// the centre of mass (its torque is not), so the water neither slows nor lifts the body.
+    /// timeOptimal: the hand's force beyond the weight is at most m 4 maxSpeed / responseTime.
+    bool holdAgainstFluid = true;
+    /// Approach on the minimum-time profile of bounded acceleration (true) or as the critically
+    /// damped linear spring (false, the law before issue 25's reach).
+    bool timeOptimal = true;
+    float angularDamping = 4.0f; ///< 1/s; damps swinging while dragged
+    /// m/s; the grab point approaches the cursor at most this fast (0 = no limit)
     float maxSpeed = 3.0f;
 };
 
@@ -131,7 +141,9 @@ private:
     void substep(float h, std::span<const Vec3f> loadForce, std::span<const Vec3f> loadTorque);
     void collectContacts(float h, float margin);
     void solveContacts(float h);
-    void applyDrag(float h);
+    void applyDrag(float h, const Vec3f& fluidForce);
+    void applySpringDrag(RigidBody& b, float h);
+    Vec3f approachVelocity(const Vec3f& error) const;
 
     std::vector<std::unique_ptr<RigidBody>> bodies_;
     int nextId_ = 0;
@@ -147,6 +159,7 @@ private:
     int dragBody_ = -1;
     Vec3f dragPoint_ = Vec3f::Zero();
     Vec3f dragTarget_ = Vec3f::Zero();
+    Vec3f dragVelocity_ = Vec3f::Zero(); ///< the grabbed point's reference velocity (timeOptimal)
 
     // scratch reused between steps
     std::vector<Vec3f> worldSamples_;
