@@ -184,9 +184,9 @@ public:
     std::optional<std::pair<int, Vec3f>> pickBody(const Vec3f& rayOrigin, const Vec3f& rayDir) const;
     /// Same; returns the id or -1 and writes the body-space hit point.
     int pickBody(const Vec3f& rayOrigin, const Vec3f& rayDir, Vec3f* bodySpaceHit) const;
-    /// Starts pulling the body's point (body space) toward the drag target with a critically
-    /// damped spring (gravity compensated). Throws std::invalid_argument for an unknown or
-    /// kinematic body.
+    /// Starts moving the body's point (body space) toward the drag target on the minimum-time
+    /// profile, the body held against its weight and the fluid's force (RigidBodySystem::applyDrag).
+    /// Throws std::invalid_argument for an unknown or kinematic body.
     void beginDrag(int id, const Vec3f& bodySpacePoint);
     /// World position the grabbed point is pulled toward.
     void setDragTarget(const Vec3f& worldPoint);
