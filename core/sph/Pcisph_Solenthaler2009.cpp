@@ -209,7 +209,7 @@ void Pcisph_Solenthaler2009::extrapolateWallPressure(float dt, int cur) {
                       });
 }
 
-void Pcisph_Solenthaler2009::packPositions(int cur) {
+void Pcisph_Solenthaler2009::packPositions(float dt, int cur) {
     const Vec3f* X = model_.predicted[cur].data();
     packed_.resize(model_.state.size());
     Float4* P = packed_.data();
@@ -217,6 +217,18 @@ void Pcisph_Solenthaler2009::packPositions(int cur) {
                       [&](const tbb::blocked_range<size_t>& r) {
                           for (size_t i = r.begin(); i < r.end(); ++i)
                               P[i] = Float4{X[i].x(), X[i].y(), X[i].z(), 0.0f};
+                      });
+    const auto xb = model_.boundary().sortedPositions();
+    const auto vb = model_.boundary().sortedVelocities();
+    const auto psi = model_.boundary().sortedPsi();
+    packedBoundary_.resize(xb.size());
+    Float4* B = packedBoundary_.data();
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, xb.size(), 4096),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t k = r.begin(); k < r.end(); ++k) {
+                              const Vec3f y = xb[k] + dt * vb[k]; // the boundary at its predicted place
+                              B[k] = Float4{y.x(), y.y(), y.z(), psi[k]};
+                          }
                       });
 }
 
@@ -261,8 +273,9 @@ float Pcisph_Solenthaler2009::predictDensityAndPressure(float dt, int cur) {
     // p / rho^2 per particle, so the force pass reads one float per neighbour.
     pressureOverRho2_.resize(model_.state.size());
     float* pr = pressureOverRho2_.data();
-    packPositions(cur);
+    packPositions(dt, cur);
     const Float4* P = packed_.data();
+    const Float4* B = packedBoundary_.data();
     std::atomic<float> maxErr{0.0f};
     model_.forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         const uint32_t* fn = L.blocks[b].fluid.data();
@@ -286,7 +299,17 @@ float Pcisph_Solenthaler2009::predictDensityAndPressure(float dt, int cur) {
                 sum += K.W((xi - X[nb[q]]).squaredNorm());
             float rho = m * sum;
             const uint32_t* bnb = bn + L.boundaryBegin[i];
-            for (uint32_t q = 0, cnt = L.boundaryCount[i]; q < cnt; ++q) {
+            const uint32_t bcnt = L.boundaryCount[i];
+            uint32_t qb = 0;
+            for (; qb + 4 <= bcnt; qb += 4) {
+                const NeighborLanes smp(B, bnb + qb, xi);
+                const Float4 w = smp.w * K.W(smp.squaredNorm()); // Psi_k W_ik
+                rho += w[0];
+                rho += w[1];
+                rho += w[2];
+                rho += w[3];
+            }
+            for (uint32_t q = qb, cnt = bcnt; q < cnt; ++q) {
                 const uint32_t k = bnb[q];
                 rho += psi[k] *
                        K.W((xi - (xb[k] + dt * vb[k])).squaredNorm()); // boundary at its predicted place
