@@ -32,6 +32,7 @@ public:
 
     float W0() const { return w0_; }
     float W(float r2) const { return w_(r2); }
+    Float4 W(Float4 r2) const { return w_(r2); }
     /// grad_i W(x_ij) = gradFactor(|x_ij|^2) * x_ij.
     float gradFactor(float r2) const { return g_(r2); }
     Float4 gradFactor(Float4 r2) const { return g_(r2); }

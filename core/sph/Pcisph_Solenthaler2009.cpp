@@ -209,6 +209,56 @@ void Pcisph_Solenthaler2009::extrapolateWallPressure(float dt, int cur) {
                       });
 }
 
+void Pcisph_Solenthaler2009::packPositions(float dt, int cur) {
+    const Vec3f* X = model_.predicted[cur].data();
+    packed_.resize(model_.state.size());
+    Float4* P = packed_.data();
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, packed_.size(), 4096),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t i = r.begin(); i < r.end(); ++i)
+                              P[i] = Float4{X[i].x(), X[i].y(), X[i].z(), 0.0f};
+                      });
+    const auto xb = model_.boundary().sortedPositions();
+    const auto vb = model_.boundary().sortedVelocities();
+    const auto psi = model_.boundary().sortedPsi();
+    packedBoundary_.resize(xb.size());
+    Float4* B = packedBoundary_.data();
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, xb.size(), 4096),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t k = r.begin(); k < r.end(); ++k) {
+                              const Vec3f y = xb[k] + dt * vb[k]; // the boundary at its predicted place
+                              B[k] = Float4{y.x(), y.y(), y.z(), psi[k]};
+                          }
+                      });
+}
+
+void Pcisph_Solenthaler2009::packPressures() {
+    const float* pr = pressureOverRho2_.data();
+    Float4* P = packed_.data();
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, packed_.size(), 4096),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t i = r.begin(); i < r.end(); ++i)
+                              P[i][3] = pr[i];
+                      });
+}
+
+namespace {
+
+/// Four neighbours' packed (x, y, z, w) as lanes of x, y, z and w, and their offsets from xi.
+struct NeighborLanes {
+    Float4 d[3], w;
+    NeighborLanes(const Float4* packed, const uint32_t* j, const Vec3f& xi) {
+        Float4 r[4] = {packed[j[0]], packed[j[1]], packed[j[2]], packed[j[3]]};
+        transpose4(r[0], r[1], r[2], r[3]);
+        for (int c = 0; c < 3; ++c)
+            d[c] = broadcast4(xi[c]) - r[c];
+        w = r[3];
+    }
+    Float4 squaredNorm() const { return sum3(d[0] * d[0], d[1] * d[1], d[2] * d[2]); }
+};
+
+} // namespace
+
 float Pcisph_Solenthaler2009::predictDensityAndPressure(float dt, int cur) {
     const KernelTable& K = model_.table();
     const FluidModel::NeighborLists& L = model_.lists;
@@ -223,6 +273,9 @@ float Pcisph_Solenthaler2009::predictDensityAndPressure(float dt, int cur) {
     // p / rho^2 per particle, so the force pass reads one float per neighbour.
     pressureOverRho2_.resize(model_.state.size());
     float* pr = pressureOverRho2_.data();
+    packPositions(dt, cur);
+    const Float4* P = packed_.data();
+    const Float4* B = packedBoundary_.data();
     std::atomic<float> maxErr{0.0f};
     model_.forBlocks([&](size_t b, uint32_t begin, uint32_t end) {
         const uint32_t* fn = L.blocks[b].fluid.data();
@@ -232,11 +285,31 @@ float Pcisph_Solenthaler2009::predictDensityAndPressure(float dt, int cur) {
             const Vec3f xi = X[i];
             float sum = K.W0(); // the particle itself
             const uint32_t* nb = fn + L.fluidBegin[i];
-            for (uint32_t q = 0, cnt = L.fluidCount[i]; q < cnt; ++q)
+            const uint32_t cnt = L.fluidCount[i];
+            uint32_t q = 0;
+            // Four pairs at a time (Lanes.h): each lane is the scalar loop's W, summed in list order.
+            for (; q + 4 <= cnt; q += 4) {
+                const Float4 w = K.W(NeighborLanes(P, nb + q, xi).squaredNorm());
+                sum += w[0];
+                sum += w[1];
+                sum += w[2];
+                sum += w[3];
+            }
+            for (; q < cnt; ++q)
                 sum += K.W((xi - X[nb[q]]).squaredNorm());
             float rho = m * sum;
             const uint32_t* bnb = bn + L.boundaryBegin[i];
-            for (uint32_t q = 0, cnt = L.boundaryCount[i]; q < cnt; ++q) {
+            const uint32_t bcnt = L.boundaryCount[i];
+            uint32_t qb = 0;
+            for (; qb + 4 <= bcnt; qb += 4) {
+                const NeighborLanes smp(B, bnb + qb, xi);
+                const Float4 w = smp.w * K.W(smp.squaredNorm()); // Psi_k W_ik
+                rho += w[0];
+                rho += w[1];
+                rho += w[2];
+                rho += w[3];
+            }
+            for (uint32_t q = qb, cnt = bcnt; q < cnt; ++q) {
                 const uint32_t k = bnb[q];
                 rho += psi[k] *
                        K.W((xi - (xb[k] + dt * vb[k])).squaredNorm()); // boundary at its predicted place
@@ -271,6 +344,8 @@ void Pcisph_Solenthaler2009::computePressureForce(float dt, int cur) {
     const Vec3f g = model_.config().gravity;
     if (walls)
         extrapolateWallPressure(dt, cur);
+    packPressures();
+    const Float4* P = packed_.data();
     std::atomic<float> maxV2{0.0f};
     std::atomic<bool> finite{true};
     const Vec3f* xs = model_.state.positions.data();
@@ -280,12 +355,29 @@ void Pcisph_Solenthaler2009::computePressureForce(float dt, int cur) {
         const uint32_t* bn = L.blocks[b].boundary.data();
         float lv = 0.0f;
         bool ok = true;
+        const Float4 m4 = broadcast4(m);
         for (uint32_t i = begin; i < end; ++i) {
             const Vec3f xi = X[i];
             const float pri = pr[i];
-            Vec3f a = Vec3f::Zero();
             const uint32_t* nb = fn + L.fluidBegin[i];
-            for (uint32_t q = 0, cnt = L.fluidCount[i]; q < cnt; ++q) {
+            const uint32_t cnt = L.fluidCount[i];
+            uint32_t q = 0;
+            // Four pairs at a time (Lanes.h): each lane computes the scalar loop's term with its
+            // operations in its order; the terms are then subtracted pair by pair in list order.
+            Float4 acc = {};
+            const Float4 pri4 = broadcast4(pri);
+            for (; q + 4 <= cnt; q += 4) {
+                const NeighborLanes nbr(P, nb + q, xi);
+                const Float4 s = (m4 * (pri4 + nbr.w)) * K.gradFactor(nbr.squaredNorm());
+                Float4 t[4] = {s * nbr.d[0], s * nbr.d[1], s * nbr.d[2], Float4{}};
+                transpose4(t[0], t[1], t[2], t[3]);
+                acc -= t[0];
+                acc -= t[1];
+                acc -= t[2];
+                acc -= t[3];
+            }
+            Vec3f a(acc[0], acc[1], acc[2]);
+            for (; q < cnt; ++q) {
                 const uint32_t j = nb[q];
                 const Vec3f xij = xi - X[j];
                 a -= (m * (pri + pr[j]) * K.gradFactor(xij.squaredNorm())) * xij;

@@ -29,6 +29,7 @@
 //  - dt also follows the iteration count (Ihmsen et al. 2010), since p restarts from 0 each step,
 //    by at most 5 % per step (a restart or a missed eta halves it; TimeStepController);
 //  - optional containment box as a last-resort safety net (SphStepResult::contained counts uses).
+#include "spatial/Lanes.h"
 #include "sph/DensityProjection_Macklin2013.h"
 #include "sph/PressureSolverBase.h"
 
@@ -63,9 +64,16 @@ private:
     /// Pressure at each wall sample near fluid, extrapolated from the fluid (Adami et al. 2012).
     void extrapolateWallPressure(float dt, int cur);
     void accumulateBoundaryPressureReaction(float dt, int cur);
+    /// The iteration's predicted positions packed as (x, y, z, w) for the fluid pairs' lanes,
+    /// w = 0 (packPositions, before the density pass) or p / rho^2 (packPressures, after it), and
+    /// the boundary samples' predicted places as (x_k + dt v_k, Psi_k).
+    void packPositions(float dt, int cur);
+    void packPressures();
 
     DensityProjection_Macklin2013 projection_; // of the compression a step starts with
     std::vector<float> pressureOverRho2_;      // p / rho^2 of the latest iteration
+    std::vector<Float4> packed_;               // (x, y, z, 0 or p / rho^2), see packPositions
+    std::vector<Float4> packedBoundary_;       // (x_k + dt v_k, Psi_k), see packPositions
     std::vector<float> wallPressure_;          // read only at the wall samples near fluid
     float maxSpeedCandidate_ = 0.0f;           // of the latest prediction
     bool finiteCandidate_ = true;
