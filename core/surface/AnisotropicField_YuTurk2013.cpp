@@ -933,6 +933,52 @@ size_t keepWithinBaseline(const float* x, const float* y, const float* z, const 
                                   cz, r2, out + k);
 }
 #endif
+
+// keepWithinBaseline that also writes the kept differences (x, y, z)[i] - c to ox, oy, oz.
+size_t keepOffsetsBaseline(const float* x, const float* y, const float* z, const uint32_t* ids,
+                           uint32_t first, size_t n, float cx, float cy, float cz, float r2, uint32_t* out,
+                           float* ox, float* oy, float* oz) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const float dx = x[i] - cx, dy = y[i] - cy, dz = z[i] - cz;
+        out[k] = ids ? ids[i] : first + uint32_t(i);
+        ox[k] = dx;
+        oy[k] = dy;
+        oz[k] = dz;
+        k += dx * dx + dy * dy + dz * dz <= r2 ? 1 : 0;
+    }
+    return k;
+}
+#if defined(__x86_64__) || defined(__i386__)
+// keepWithinAvx2 that also writes the kept differences (ox, oy, oz: room for n + 8 each).
+[[gnu::target("avx2")]] size_t keepOffsetsAvx2(const float* x, const float* y, const float* z,
+                                               const uint32_t* ids, size_t n, float cx, float cy, float cz,
+                                               float r2, uint32_t* out, float* ox, float* oy, float* oz) {
+    const __m256 vx = _mm256_set1_ps(cx), vy = _mm256_set1_ps(cy), vz = _mm256_set1_ps(cz),
+                 vr = _mm256_set1_ps(r2);
+    const __m256i step = _mm256_set1_epi32(8);
+    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    size_t k = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(x + i), vx);
+        const __m256 dy = _mm256_sub_ps(_mm256_loadu_ps(y + i), vy);
+        const __m256 dz = _mm256_sub_ps(_mm256_loadu_ps(z + i), vz);
+        const __m256 d2 =
+            _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)), _mm256_mul_ps(dz, dz));
+        const auto mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d2, vr, _CMP_LE_OQ)));
+        const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
+        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), _mm256_permutevar8x32_epi32(v, perm));
+        _mm256_storeu_ps(ox + k, _mm256_permutevar8x32_ps(dx, perm));
+        _mm256_storeu_ps(oy + k, _mm256_permutevar8x32_ps(dy, perm));
+        _mm256_storeu_ps(oz + k, _mm256_permutevar8x32_ps(dz, perm));
+        k += kCompress.count[mask];
+        index = _mm256_add_epi32(index, step);
+    }
+    return k + keepOffsetsBaseline(x + i, y + i, z + i, ids ? ids + i : nullptr, uint32_t(i), n - i, cx, cy,
+                                   cz, r2, out + k, ox + k, oy + k, oz + k);
+}
+#endif
 } // namespace
 
 namespace {
@@ -1102,6 +1148,32 @@ void AnisotropicCandidates::assignFrom(const AnisotropicCandidates& o, const uin
         transposeShapesBaseline(o.shape.data(), pick, n, out);
     count = n;
     seal();
+}
+
+size_t AnisotropicCandidates::assignWithin(const AnisotropicCandidates& o, const float* px, const float* py,
+                                           const float* pz, const uint32_t* ids, size_t n, const Vec3f& c,
+                                           float r2, uint32_t* kept) {
+    clear();
+    reserveMore(n);
+    size_t m;
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        m = keepOffsetsAvx2(px, py, pz, ids, n, c.x(), c.y(), c.z(), r2, kept, x.data(), y.data(), z.data());
+    else
+#endif
+        m = keepOffsetsBaseline(px, py, pz, ids, 0, n, c.x(), c.y(), c.z(), r2, kept, x.data(), y.data(),
+                                z.data());
+    float* const out[7] = {g00.data(), g01.data(), g02.data(), g11.data(),
+                           g12.data(), g22.data(), amp.data()};
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        transposeShapesAvx2(o.shape.data(), kept, m, out);
+    else
+#endif
+        transposeShapesBaseline(o.shape.data(), kept, m, out);
+    count = m;
+    seal();
+    return m;
 }
 
 void AnisotropicCandidates::seal() {

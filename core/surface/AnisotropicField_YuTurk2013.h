@@ -143,6 +143,12 @@ struct AnisotropicCandidates {
     }
     /// Replaces the candidates by o[pick[0..n)] (gathered), centres shifted by -shift, and seals them.
     void assignFrom(const AnisotropicCandidates& o, const uint32_t* pick, size_t n, const Vec3f& shift);
+    /// keepWithin(px, py, pz, ids, n, c, r2, kept) and then assignFrom(o, kept, m, c) in one pass, the
+    /// same values in the same order, when (px, py, pz)[i] are o's centres at ids[i] (at i without
+    /// ids): the kept centres minus c are the test's own differences, written as it keeps them.
+    /// kept has room for n. Returns m, the number kept.
+    size_t assignWithin(const AnisotropicCandidates& o, const float* px, const float* py, const float* pz,
+                        const uint32_t* ids, size_t n, const Vec3f& c, float r2, uint32_t* kept);
     void seal();
     size_t padded() const { return (count + kLanes - 1) / kLanes * kLanes; }
     size_t bytes() const;

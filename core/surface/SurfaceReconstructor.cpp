@@ -287,9 +287,8 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
                     const Vec3f centre =
                         lattice_.corner(g0.x() + gx, g0.y() + gy, g0.z() + gz).array() + 0.5f * L;
                     const Vec3f rel = centre - lo;
-                    const size_t ng = keepWithin(rx.data(), ry.data(), rz.data(), row.data(), nr, rel, reach2,
-                                                 group.data());
-                    cand.assignFrom(blk, group.data(), ng, rel);
+                    cand.assignWithin(blk, rx.data(), ry.data(), rz.data(), row.data(), nr, rel, reach2,
+                                      group.data());
                     for (int dz = 0; dz < 2; ++dz)
                         for (int dy = 0; dy < 2; ++dy)
                             for (int dx = 0; dx < 2; ++dx) {
@@ -483,9 +482,8 @@ void SurfaceReconstructor::vertexFieldGroup(const VertexFieldJob& job, uint32_t 
     std::vector<uint32_t>& kept = scratch.group; // positions in super
     if (kept.size() < super.count)
         kept.resize(super.count);
-    const size_t nk = keepWithin(super.x.data(), super.y.data(), super.z.data(), nullptr, super.count, centre,
-                                 job.reach2, kept.data());
-    cand.assignFrom(super, kept.data(), nk, centre);
+    const size_t nk = cand.assignWithin(super, super.x.data(), super.y.data(), super.z.data(), nullptr,
+                                        super.count, centre, job.reach2, kept.data());
     if (velocities) {
         const size_t np = cand.padded();
         for (std::vector<float>* a : {&scratch.vx, &scratch.vy, &scratch.vz})
