@@ -768,13 +768,17 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
 }
 
 namespace {
-// Writes the i < m with (x, y, z)[i] in [lo, hi] to keep, in order; returns their number (keep
-// has room for m + 8). Branch-free.
+// Writes the i < m with (x, y, z)[i] in [lo, hi] to keep and their (x, y, z)[i] - origin to ox, oy,
+// oz, in order; returns their number (each output has room for m + 8). Branch-free.
 size_t insideBoxBaseline(const float* x, const float* y, const float* z, size_t m, const Vec3f& lo,
-                         const Vec3f& hi, uint32_t* keep) {
+                         const Vec3f& hi, const Vec3f& origin, uint32_t* keep, float* ox, float* oy,
+                         float* oz) {
     size_t nk = 0;
     for (size_t i = 0; i < m; ++i) {
         keep[nk] = uint32_t(i);
+        ox[nk] = x[i] - origin.x();
+        oy[nk] = y[i] - origin.y();
+        oz[nk] = z[i] - origin.z();
         nk += (x[i] >= lo.x()) & (x[i] <= hi.x()) & (y[i] >= lo.y()) & (y[i] <= hi.y()) & (z[i] >= lo.z()) &
                       (z[i] <= hi.z())
                   ? 1
@@ -785,7 +789,10 @@ size_t insideBoxBaseline(const float* x, const float* y, const float* z, size_t 
 #if defined(__x86_64__) || defined(__i386__)
 // Eight at a time (the same comparisons); reads up to seven values past m.
 [[gnu::target("avx2")]] size_t insideBoxAvx2(const float* x, const float* y, const float* z, size_t m,
-                                             const Vec3f& lo, const Vec3f& hi, uint32_t* keep) {
+                                             const Vec3f& lo, const Vec3f& hi, const Vec3f& origin,
+                                             uint32_t* keep, float* ox, float* oy, float* oz) {
+    const __m256 cx = _mm256_set1_ps(origin.x()), cy = _mm256_set1_ps(origin.y()),
+                 cz = _mm256_set1_ps(origin.z());
     const __m256 lx = _mm256_set1_ps(lo.x()), ly = _mm256_set1_ps(lo.y()), lz = _mm256_set1_ps(lo.z());
     const __m256 hx = _mm256_set1_ps(hi.x()), hy = _mm256_set1_ps(hi.y()), hz = _mm256_set1_ps(hi.z());
     __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -802,6 +809,9 @@ size_t insideBoxBaseline(const float* x, const float* y, const float* z, size_t 
             mask &= (1u << (m - i)) - 1u;
         const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(keep + nk), _mm256_permutevar8x32_epi32(index, perm));
+        _mm256_storeu_ps(ox + nk, _mm256_permutevar8x32_ps(_mm256_sub_ps(vx, cx), perm));
+        _mm256_storeu_ps(oy + nk, _mm256_permutevar8x32_ps(_mm256_sub_ps(vy, cy), perm));
+        _mm256_storeu_ps(oz + nk, _mm256_permutevar8x32_ps(_mm256_sub_ps(vz, cz), perm));
         nk += kCompress.count[mask];
         index = _mm256_add_epi32(index, _mm256_set1_epi32(8));
     }
@@ -809,12 +819,12 @@ size_t insideBoxBaseline(const float* x, const float* y, const float* z, size_t 
 }
 #endif
 size_t insideBox(const float* x, const float* y, const float* z, size_t m, const Vec3f& lo, const Vec3f& hi,
-                 uint32_t* keep) {
+                 const Vec3f& origin, uint32_t* keep, float* ox, float* oy, float* oz) {
 #if defined(__x86_64__) || defined(__i386__)
     if (kHasAvx2)
-        return insideBoxAvx2(x, y, z, m, lo, hi, keep);
+        return insideBoxAvx2(x, y, z, m, lo, hi, origin, keep, ox, oy, oz);
 #endif
-    return insideBoxBaseline(x, y, z, m, lo, hi, keep);
+    return insideBoxBaseline(x, y, z, m, lo, hi, origin, keep, ox, oy, oz);
 }
 } // namespace
 
@@ -828,8 +838,7 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
         if (ids->size() < out.count + n)
             ids->resize(std::max(2 * ids->size(), out.count + n));
     size_t c = out.count;
-    const float ox = origin.x(), oy = origin.y(), oz = origin.z();
-    // In chunks: the kept particles first (branch-free, centres only), then their kernels.
+    // In chunks: the kept particles and their centres first (branch-free), then their shapes.
     constexpr size_t kChunk = 64;
     uint32_t keep[kChunk + 8];
     const int32_t s0 = slot[b];
@@ -839,25 +848,18 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
         size_t nk = 0;
         if (s0 >= 0) { // a cell with records: consecutive slots
             const size_t s = size_t(s0) + i0;
-            nk = insideBox(cx.data() + s, cy.data() + s, cz.data() + s, m, keepLo, keepHi, keep);
+            nk = insideBox(cx.data() + s, cy.data() + s, cz.data() + s, m, keepLo, keepHi, origin, keep,
+                           out.x.data() + c, out.y.data() + c, out.z.data() + c);
             for (size_t k = 0; k < nk; ++k, ++c) {
-                const size_t r = s + keep[k];
-                out.x[c] = cx[r] - ox;
-                out.y[c] = cy[r] - oy;
-                out.z[c] = cz[r] - oz;
-                out.shape[c] = shape[r];
+                out.shape[c] = shape[s + keep[k]];
                 if constexpr (kIds)
                     (*ids)[c] = b + uint32_t(i0 + keep[k]);
             }
-        } else { // isotropic kernels at the particles
-            const Vec3f* p = xs_.data() + b + i0;
-            const size_t f = b + i0;
-            nk = insideBox(px_ + f, py_ + f, pz_ + f, m, keepLo, keepHi, keep);
+        } else {                     // isotropic kernels at the particles
+            const size_t f = b + i0; // px_, py_, pz_ hold xs_ (the centres)
+            nk = insideBox(px_ + f, py_ + f, pz_ + f, m, keepLo, keepHi, origin, keep, out.x.data() + c,
+                           out.y.data() + c, out.z.data() + c);
             for (size_t k = 0; k < nk; ++k, ++c) {
-                const Vec3f& q = p[keep[k]];
-                out.x[c] = q.x() - ox;
-                out.y[c] = q.y() - oy;
-                out.z[c] = q.z() - oz;
                 out.shape[c] = iso;
                 if constexpr (kIds)
                     (*ids)[c] = b + uint32_t(i0 + keep[k]);
@@ -950,7 +952,8 @@ size_t keepOffsetsBaseline(const float* x, const float* y, const float* z, const
     return k;
 }
 #if defined(__x86_64__) || defined(__i386__)
-// keepWithinAvx2 that also writes the kept differences (ox, oy, oz: room for n + 8 each).
+// keepWithinAvx2 that also writes the kept differences (ox, oy, oz: room for n + 8 each). The last
+// batch is masked: reads up to seven values past n, writes up to seven past the kept.
 [[gnu::target("avx2")]] size_t keepOffsetsAvx2(const float* x, const float* y, const float* z,
                                                const uint32_t* ids, size_t n, float cx, float cy, float cz,
                                                float r2, uint32_t* out, float* ox, float* oy, float* oz) {
@@ -959,13 +962,14 @@ size_t keepOffsetsBaseline(const float* x, const float* y, const float* z, const
     const __m256i step = _mm256_set1_epi32(8);
     __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     size_t k = 0, i = 0;
-    for (; i + 8 <= n; i += 8) {
+    for (; i < n; i += 8) {
         const __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(x + i), vx);
         const __m256 dy = _mm256_sub_ps(_mm256_loadu_ps(y + i), vy);
         const __m256 dz = _mm256_sub_ps(_mm256_loadu_ps(z + i), vz);
         const __m256 d2 =
             _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)), _mm256_mul_ps(dz, dz));
-        const auto mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d2, vr, _CMP_LE_OQ)));
+        const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu; // the last batch: lanes < n
+        const unsigned mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d2, vr, _CMP_LE_OQ))) & tail;
         const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
         const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), _mm256_permutevar8x32_epi32(v, perm));
@@ -975,8 +979,7 @@ size_t keepOffsetsBaseline(const float* x, const float* y, const float* z, const
         k += kCompress.count[mask];
         index = _mm256_add_epi32(index, step);
     }
-    return k + keepOffsetsBaseline(x + i, y + i, z + i, ids ? ids + i : nullptr, uint32_t(i), n - i, cx, cy,
-                                   cz, r2, out + k, ox + k, oy + k, oz + k);
+    return k;
 }
 #endif
 } // namespace
@@ -1003,9 +1006,10 @@ size_t keepNearBaseline(const float* a, const float* x, const float* y, const fl
     const __m256i step = _mm256_set1_epi32(8);
     __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     size_t k = 0, i = 0;
-    for (; i + 8 <= n; i += 8) {
+    for (; i < n; i += 8) {
         const __m256 d = _mm256_andnot_ps(sign, _mm256_sub_ps(_mm256_loadu_ps(a + i), vc)); // |a - c|
-        const auto mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d, vr, _CMP_LE_OQ)));
+        const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu; // the last batch: lanes < n
+        const unsigned mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d, vr, _CMP_LE_OQ))) & tail;
         const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
         const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(outIds + k), _mm256_permutevar8x32_epi32(v, perm));
@@ -1015,11 +1019,64 @@ size_t keepNearBaseline(const float* a, const float* x, const float* y, const fl
         k += kCompress.count[mask];
         index = _mm256_add_epi32(index, step);
     }
-    return k + keepNearBaseline(a + i, x + i, y + i, z + i, ids ? ids + i : nullptr, uint32_t(i), n - i, c, r,
-                                outIds + k, ox + k, oy + k, oz + k);
+    return k;
 }
 #endif
 } // namespace
+
+namespace {
+size_t keepNearLineBaseline(const float* a, const float* b, const float* x, const float* y, const float* z,
+                            const uint32_t* ids, uint32_t first, size_t n, float ca, float cb, float r2,
+                            uint32_t* outIds, float* ox, float* oy, float* oz) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const float da = a[i] - ca, db = b[i] - cb;
+        outIds[k] = ids ? ids[i] : first + uint32_t(i);
+        ox[k] = x[i];
+        oy[k] = y[i];
+        oz[k] = z[i];
+        k += da * da + db * db <= r2 ? 1 : 0;
+    }
+    return k;
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] size_t keepNearLineAvx2(const float* a, const float* b, const float* x,
+                                                const float* y, const float* z, const uint32_t* ids, size_t n,
+                                                float ca, float cb, float r2, uint32_t* outIds, float* ox,
+                                                float* oy, float* oz) {
+    const __m256 va = _mm256_set1_ps(ca), vb = _mm256_set1_ps(cb), vr = _mm256_set1_ps(r2);
+    const __m256i step = _mm256_set1_epi32(8);
+    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    size_t k = 0, i = 0;
+    for (; i < n; i += 8) {
+        const __m256 da = _mm256_sub_ps(_mm256_loadu_ps(a + i), va);
+        const __m256 db = _mm256_sub_ps(_mm256_loadu_ps(b + i), vb);
+        const __m256 d2 = _mm256_add_ps(_mm256_mul_ps(da, da), _mm256_mul_ps(db, db));
+        const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu; // the last batch: lanes < n
+        const unsigned mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d2, vr, _CMP_LE_OQ))) & tail;
+        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
+        const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(outIds + k), _mm256_permutevar8x32_epi32(v, perm));
+        _mm256_storeu_ps(ox + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(x + i), perm));
+        _mm256_storeu_ps(oy + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(y + i), perm));
+        _mm256_storeu_ps(oz + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(z + i), perm));
+        k += kCompress.count[mask];
+        index = _mm256_add_epi32(index, step);
+    }
+    return k;
+}
+#endif
+} // namespace
+
+size_t keepNearLine(const float* a, const float* b, const float* x, const float* y, const float* z,
+                    const uint32_t* ids, size_t n, float ca, float cb, float r2, uint32_t* outIds, float* ox,
+                    float* oy, float* oz) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return keepNearLineAvx2(a, b, x, y, z, ids, n, ca, cb, r2, outIds, ox, oy, oz);
+#endif
+    return keepNearLineBaseline(a, b, x, y, z, ids, 0, n, ca, cb, r2, outIds, ox, oy, oz);
+}
 
 size_t keepNear(const float* a, const float* x, const float* y, const float* z, const uint32_t* ids, size_t n,
                 float c, float r, uint32_t* outIds, float* ox, float* oy, float* oz) {

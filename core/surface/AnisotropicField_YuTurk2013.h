@@ -146,7 +146,8 @@ struct AnisotropicCandidates {
     /// keepWithin(px, py, pz, ids, n, c, r2, kept) and then assignFrom(o, kept, m, c) in one pass, the
     /// same values in the same order, when (px, py, pz)[i] are o's centres at ids[i] (at i without
     /// ids): the kept centres minus c are the test's own differences, written as it keeps them.
-    /// kept has room for n. Returns m, the number kept.
+    /// px, py, pz and ids are read, and kept written, up to n + 7 (whole batches of eight). Returns m,
+    /// the number kept.
     size_t assignWithin(const AnisotropicCandidates& o, const float* px, const float* py, const float* pz,
                         const uint32_t* ids, size_t n, const Vec3f& c, float r2, uint32_t* kept);
     void seal();
@@ -163,9 +164,16 @@ size_t keepWithin(const float* x, const float* y, const float* z, const uint32_t
                   const Vec3f& c, float r2, uint32_t* out);
 
 /// Writes the i < n with |a[i] - c| <= r to the outputs, in order: ids[i] (i without ids) to outIds
-/// and x[i], y[i], z[i] to ox, oy, oz (room for n each); returns their number. a is one of x, y, z.
+/// and x[i], y[i], z[i] to ox, oy, oz; returns their number. a is one of x, y, z. In whole batches
+/// of eight: the inputs are read and the outputs written up to n + 7.
 size_t keepNear(const float* a, const float* x, const float* y, const float* z, const uint32_t* ids, size_t n,
                 float c, float r, uint32_t* outIds, float* ox, float* oy, float* oz);
+
+/// keepNear with the test (a[i] - ca)^2 + (b[i] - cb)^2 <= r2: the points within sqrt(r2) of a line
+/// along the third axis (a, b: two of x, y, z).
+size_t keepNearLine(const float* a, const float* b, const float* x, const float* y, const float* z,
+                    const uint32_t* ids, size_t n, float ca, float cb, float r2, uint32_t* outIds, float* ox,
+                    float* oy, float* oz);
 
 /// f at centre + offset from sealed candidates (SIMD; AVX2 when the CPU has it).
 float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset);

@@ -258,15 +258,19 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
         // Filtered in three steps (the groups' z slab, their row, the group): a kernel is tested
         // about 1 + 4 x 1/2 + 16 x 1/4 times per block instead of 64. The slab's and the row's
         // centres are copied (compacted eight at a time), so each step reads contiguous arrays.
+        // A row keeps the cylinder around its groups' centres (pi/4 of the square's kernels),
+        // grown by a margin so that it holds their balls despite the rounding of the centres.
+        const float rowReach = reach + 1e-3f * L, rowReach2 = rowReach * rowReach;
         std::vector<uint32_t>&slab = scratch.slab, &row = scratch.row, &group = scratch.group;
         std::vector<float>&rx = scratch.rx, &ry = scratch.ry, &rz = scratch.rz;
         std::vector<float>&sx = scratch.sx, &sy = scratch.sy, &sz = scratch.sz;
+        const size_t room = blk.count + AnisotropicCandidates::kLanes; // the filters' last batch
         for (auto* v : {&slab, &row, &group})
-            if (v->size() < blk.count)
-                v->resize(blk.count);
+            if (v->size() < room)
+                v->resize(room);
         for (auto* v : {&rx, &ry, &rz, &sx, &sy, &sz})
-            if (v->size() < blk.count)
-                v->resize(blk.count);
+            if (v->size() < room)
+                v->resize(room);
         for (int gz = 0; gz < 8; gz += 2) {
             if (!(corners[size_t(gz)] | corners[size_t(gz + 1)]))
                 continue;
@@ -278,8 +282,9 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
                 if (!(rows & (0xFFFFull << (8 * gy))))
                     continue;
                 const float relY = (float(gy) + 0.5f) * L;
-                const size_t nr = keepNear(sy.data(), sx.data(), sy.data(), sz.data(), slab.data(), ns, relY,
-                                           reach, row.data(), rx.data(), ry.data(), rz.data());
+                const size_t nr =
+                    keepNearLine(sy.data(), sz.data(), sx.data(), sy.data(), sz.data(), slab.data(), ns, relY,
+                                 relZ, rowReach2, row.data(), rx.data(), ry.data(), rz.data());
                 for (int gx = 0; gx < 8; gx += 2) {
                     const uint64_t groupBits = (0x303ull << (gx + 8 * gy));
                     if (!(rows & groupBits))
@@ -480,8 +485,8 @@ void SurfaceReconstructor::vertexFieldGroup(const VertexFieldJob& job, uint32_t 
     const AnisotropicCandidates& super = scratch.blockKernels;
     AnisotropicCandidates& cand = scratch.groupKernels;
     std::vector<uint32_t>& kept = scratch.group; // positions in super
-    if (kept.size() < super.count)
-        kept.resize(super.count);
+    if (kept.size() < super.count + AnisotropicCandidates::kLanes)
+        kept.resize(super.count + AnisotropicCandidates::kLanes);
     const size_t nk = cand.assignWithin(super, super.x.data(), super.y.data(), super.z.data(), nullptr,
                                         super.count, centre, job.reach2, kept.data());
     if (velocities) {

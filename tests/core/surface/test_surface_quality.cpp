@@ -414,8 +414,8 @@ private slots:
         pool.count = 64;
         size_t keptTotal = 0;
         for (size_t n = 0; n < 40; ++n) {
-            std::vector<uint32_t> id(n), k1(n), k2(n);
-            std::vector<float> x(n), y(n), z(n);
+            std::vector<uint32_t> id(n + 8), k1(n + 8), k2(n);
+            std::vector<float> x(n + 8), y(n + 8), z(n + 8); // read in whole batches of eight
             for (size_t i = 0; i < n; ++i) {
                 id[i] = uint32_t(rng() % 64);
                 x[i] = pool.x[id[i]];
@@ -447,6 +447,46 @@ private slots:
             }
         }
         QVERIFY(keptTotal > 100);
+        // keepNear (a slab) and keepNearLine (a row): the plain tests, in order, every length around
+        // the batch size.
+        size_t nearTotal = 0, lineTotal = 0;
+        for (size_t n = 0; n < 40; ++n) {
+            std::vector<float> x(n + 8), y(n + 8), z(n + 8), ox(n + 8), oy(n + 8), oz(n + 8);
+            std::vector<uint32_t> id(n + 8), out(n + 8);
+            for (size_t i = 0; i < n + 8; ++i) { // the padding too: it must not be kept
+                x[i] = v(rng);
+                y[i] = v(rng);
+                z[i] = v(rng);
+                id[i] = uint32_t(rng());
+            }
+            const float cy = v(rng), cz = v(rng);
+            const size_t m1 = keepNear(z.data(), x.data(), y.data(), z.data(), id.data(), n, cz, 0.5f,
+                                       out.data(), ox.data(), oy.data(), oz.data());
+            size_t w = 0;
+            for (size_t i = 0; i < n; ++i)
+                if (std::abs(z[i] - cz) <= 0.5f) {
+                    QCOMPARE(out[w], id[i]);
+                    QCOMPARE(ox[w], x[i]);
+                    QCOMPARE(oz[w], z[i]);
+                    ++w;
+                }
+            QCOMPARE(m1, w);
+            nearTotal += w;
+            const size_t m2 = keepNearLine(y.data(), z.data(), x.data(), y.data(), z.data(), nullptr, n, cy,
+                                           cz, 0.6f, out.data(), ox.data(), oy.data(), oz.data());
+            w = 0;
+            for (size_t i = 0; i < n; ++i) {
+                const float dy = y[i] - cy, dz = z[i] - cz;
+                if (dy * dy + dz * dz <= 0.6f) {
+                    QCOMPARE(out[w], uint32_t(i));
+                    QCOMPARE(oy[w], y[i]);
+                    ++w;
+                }
+            }
+            QCOMPARE(m2, w);
+            lineTotal += w;
+        }
+        QVERIFY(nearTotal > 100 && lineTotal > 100);
     }
 
     void fieldIsSelectable() {
