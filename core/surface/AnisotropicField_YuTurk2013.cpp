@@ -60,10 +60,7 @@ inline float total(const F8& v) {
 struct KernelLanes {
     F8 dx, dy, dz, a, b, cc, d, e, f, w, u0, u1, u2, q;
 };
-[[gnu::always_inline]] inline KernelLanes kernelLanes(const AnisotropicCandidates& c, size_t j, float ox,
-                                                      float oy, float oz) {
-    const F8 zero = {}, one = zero + 1.0f;
-    KernelLanes k;
+[[gnu::always_inline]] inline void loadKernels(const AnisotropicCandidates& c, size_t j, KernelLanes& k) {
     load8(k.dx, c.x.data() + j);
     load8(k.dy, c.y.data() + j);
     load8(k.dz, c.z.data() + j);
@@ -74,6 +71,10 @@ struct KernelLanes {
     load8(k.e, c.g12.data() + j);
     load8(k.f, c.g22.data() + j);
     load8(k.w, c.amp.data() + j);
+}
+/// k as loadKernels left it (dx, dy, dz: the centres), seen from o.
+[[gnu::always_inline]] inline KernelLanes kernelLanes(KernelLanes k, float ox, float oy, float oz) {
+    const F8 zero = {}, one = zero + 1.0f;
     k.dx = ox - k.dx; // x - xbar_j
     k.dy = oy - k.dy;
     k.dz = oz - k.dz;
@@ -83,6 +84,12 @@ struct KernelLanes {
     k.q = one - (k.u0 * k.u0 + k.u1 * k.u1 + k.u2 * k.u2);
     k.q = (F8)((I8)k.q & (k.q > zero)); // max(q, 0)
     return k;
+}
+[[gnu::always_inline]] inline KernelLanes kernelLanes(const AnisotropicCandidates& c, size_t j, float ox,
+                                                      float oy, float oz) {
+    KernelLanes k;
+    loadKernels(c, j, k);
+    return kernelLanes(k, ox, oy, oz);
 }
 
 /// The gradient's sums: sum of w (1 - |u|^2)^2 G u over the kernels, and how many kernel centres
@@ -140,6 +147,28 @@ struct VelocityLanes {
         acc += k.w * (k.q * k.q * k.q);
     }
     return total(acc);
+}
+
+// fieldSum at n points o_p = (ox, oy, oz)[p], two at a time: each batch of kernels is loaded once
+// for both, and each point's sum gets fieldSum's lane operations in fieldSum's order.
+[[gnu::always_inline]] inline void fieldSums(const AnisotropicCandidates& c, size_t m, const float* ox,
+                                             const float* oy, const float* oz, int n, float* out) {
+    int p = 0;
+    for (; p + 2 <= n; p += 2) {
+        F8 acc0 = {}, acc1 = {};
+        for (size_t j = 0; j < m; j += 8) {
+            KernelLanes k;
+            loadKernels(c, j, k);
+            const KernelLanes k0 = kernelLanes(k, ox[p], oy[p], oz[p]);
+            acc0 += k0.w * (k0.q * k0.q * k0.q);
+            const KernelLanes k1 = kernelLanes(k, ox[p + 1], oy[p + 1], oz[p + 1]);
+            acc1 += k1.w * (k1.q * k1.q * k1.q);
+        }
+        out[p] = total(acc0);
+        out[p + 1] = total(acc1);
+    }
+    if (p < n)
+        out[p] = fieldSum(c, m, ox[p], oy[p], oz[p]);
 }
 
 // sum of w (1 - |u|^2)^2 G u over the candidates, u = G (x - xbar); grad f = -6 times it.
@@ -227,6 +256,17 @@ void gradientSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, flo
 }
 #endif
 
+void fieldSumsBaseline(const AnisotropicCandidates& c, size_t m, const float* ox, const float* oy,
+                       const float* oz, int n, float* out) {
+    fieldSums(c, m, ox, oy, oz, n, out);
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] void fieldSumsAvx2(const AnisotropicCandidates& c, size_t m, const float* ox,
+                                           const float* oy, const float* oz, int n, float* out) {
+    fieldSums(c, m, ox, oy, oz, n, out);
+}
+#endif
+
 float fieldSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float oy, float oz) {
     return fieldSum(c, m, ox, oy, oz);
 }
@@ -287,6 +327,19 @@ float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset) {
         return fieldSumAvx2(c, c.padded(), offset.x(), offset.y(), offset.z());
 #endif
     return fieldSumBaseline(c, c.padded(), offset.x(), offset.y(), offset.z());
+}
+
+void anisotropicFieldSums(const AnisotropicCandidates& c, const float* ox, const float* oy, const float* oz,
+                          int n, float* f) {
+    if (c.count == 0) {
+        std::fill_n(f, n, 0.0f);
+        return;
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return fieldSumsAvx2(c, c.padded(), ox, oy, oz, n, f);
+#endif
+    fieldSumsBaseline(c, c.padded(), ox, oy, oz, n, f);
 }
 
 Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offset, float radius, int* near) {

@@ -177,6 +177,10 @@ size_t keepNearLine(const float* a, const float* b, const float* x, const float*
 
 /// f at centre + offset from sealed candidates (SIMD; AVX2 when the CPU has it).
 float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset);
+/// f[p] = anisotropicFieldSum(c, (ox, oy, oz)[p]) for p < n, the same values, in one call that
+/// reads each batch of kernels once per two points.
+void anisotropicFieldSums(const AnisotropicCandidates& c, const float* ox, const float* oy, const float* oz,
+                          int n, float* f);
 /// grad f at centre + offset from sealed candidates (SIMD); near (when given) gets the number of
 /// kernels centred within radius of the point.
 Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offset, float radius = 0.0f,

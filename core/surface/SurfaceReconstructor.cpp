@@ -294,6 +294,9 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
                     const Vec3f rel = centre - lo;
                     cand.assignWithin(blk, rx.data(), ry.data(), rz.data(), row.data(), nr, rel, reach2,
                                       group.data());
+                    // The group's corners, summed in one call (two at a time).
+                    float ox[8], oy[8], oz[8], f[8];
+                    int at[8], nc = 0;
                     for (int dz = 0; dz < 2; ++dz)
                         for (int dy = 0; dy < 2; ++dy)
                             for (int dx = 0; dx < 2; ++dx) {
@@ -302,8 +305,15 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
                                 if (!((corners[size_t(lz)] >> bit) & 1u))
                                     continue;
                                 const Vec3f x = lattice_.corner(g0.x() + lx, g0.y() + ly, g0.z() + lz);
-                                phi[bit + 64 * lz] = iso - anisotropicFieldSum(cand, x - centre);
+                                const Vec3f o = x - centre;
+                                ox[nc] = o.x();
+                                oy[nc] = o.y();
+                                oz[nc] = o.z();
+                                at[nc++] = bit + 64 * lz;
                             }
+                    anisotropicFieldSums(cand, ox, oy, oz, nc, f);
+                    for (int p = 0; p < nc; ++p)
+                        phi[at[p]] = iso - f[p];
                 }
             }
         }
