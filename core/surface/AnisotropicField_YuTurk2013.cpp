@@ -823,9 +823,8 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
 namespace {
 // Writes the i < m with (x, y, z)[i] in [lo, hi] to keep and their (x, y, z)[i] - origin to ox, oy,
 // oz, in order; returns their number (each output has room for m + 8). Branch-free.
-size_t insideBoxBaseline(const float* x, const float* y, const float* z, size_t m, const Vec3f& lo,
-                         const Vec3f& hi, const Vec3f& origin, uint32_t* keep, float* ox, float* oy,
-                         float* oz) {
+size_t insideBox(const float* x, const float* y, const float* z, size_t m, const Vec3f& lo, const Vec3f& hi,
+                 const Vec3f& origin, uint32_t* keep, float* ox, float* oy, float* oz) {
     size_t nk = 0;
     for (size_t i = 0; i < m; ++i) {
         keep[nk] = uint32_t(i);
@@ -839,48 +838,9 @@ size_t insideBoxBaseline(const float* x, const float* y, const float* z, size_t 
     }
     return nk;
 }
-#if defined(__x86_64__) || defined(__i386__)
-// Eight at a time (the same comparisons); reads up to seven values past m.
-[[gnu::target("avx2")]] size_t insideBoxAvx2(const float* x, const float* y, const float* z, size_t m,
-                                             const Vec3f& lo, const Vec3f& hi, const Vec3f& origin,
-                                             uint32_t* keep, float* ox, float* oy, float* oz) {
-    const __m256 cx = _mm256_set1_ps(origin.x()), cy = _mm256_set1_ps(origin.y()),
-                 cz = _mm256_set1_ps(origin.z());
-    const __m256 lx = _mm256_set1_ps(lo.x()), ly = _mm256_set1_ps(lo.y()), lz = _mm256_set1_ps(lo.z());
-    const __m256 hx = _mm256_set1_ps(hi.x()), hy = _mm256_set1_ps(hi.y()), hz = _mm256_set1_ps(hi.z());
-    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    size_t nk = 0;
-    for (size_t i = 0; i < m; i += 8) {
-        const __m256 vx = _mm256_loadu_ps(x + i), vy = _mm256_loadu_ps(y + i), vz = _mm256_loadu_ps(z + i);
-        const __m256 in = _mm256_and_ps(
-            _mm256_and_ps(
-                _mm256_and_ps(_mm256_cmp_ps(vx, lx, _CMP_GE_OQ), _mm256_cmp_ps(vx, hx, _CMP_LE_OQ)),
-                _mm256_and_ps(_mm256_cmp_ps(vy, ly, _CMP_GE_OQ), _mm256_cmp_ps(vy, hy, _CMP_LE_OQ))),
-            _mm256_and_ps(_mm256_cmp_ps(vz, lz, _CMP_GE_OQ), _mm256_cmp_ps(vz, hz, _CMP_LE_OQ)));
-        auto mask = unsigned(_mm256_movemask_ps(in));
-        if (m - i < 8)
-            mask &= (1u << (m - i)) - 1u;
-        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(keep + nk), _mm256_permutevar8x32_epi32(index, perm));
-        _mm256_storeu_ps(ox + nk, _mm256_permutevar8x32_ps(_mm256_sub_ps(vx, cx), perm));
-        _mm256_storeu_ps(oy + nk, _mm256_permutevar8x32_ps(_mm256_sub_ps(vy, cy), perm));
-        _mm256_storeu_ps(oz + nk, _mm256_permutevar8x32_ps(_mm256_sub_ps(vz, cz), perm));
-        nk += kCompress.count[mask];
-        index = _mm256_add_epi32(index, _mm256_set1_epi32(8));
-    }
-    return nk;
-}
-#endif
-size_t insideBox(const float* x, const float* y, const float* z, size_t m, const Vec3f& lo, const Vec3f& hi,
-                 const Vec3f& origin, uint32_t* keep, float* ox, float* oy, float* oz) {
-#if defined(__x86_64__) || defined(__i386__)
-    if (kHasAvx2)
-        return insideBoxAvx2(x, y, z, m, lo, hi, origin, keep, ox, oy, oz);
-#endif
-    return insideBoxBaseline(x, y, z, m, lo, hi, origin, keep, ox, oy, oz);
-}
 } // namespace
 
+// One range of gather() without AVX2 (with it, gatherRangesAvx2 reads the ranges in lots).
 template <bool kIds>
 void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo, const Vec3f& keepHi,
                                      const Vec3f& origin, AnisotropicCandidates& out,
@@ -922,12 +882,121 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
     out.count = c;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+namespace {
+/// Sorted particles [b, e), their centres at cx + s0 (records) or px + b (s0 < 0).
+struct KernelRange {
+    uint32_t b, e;
+    int32_t s0;
+};
+struct KernelSource {
+    const float *cx, *cy, *cz;
+    const KernelShape* shape;
+    const float *px, *py, *pz;
+    KernelShape iso;
+};
+// gatherRange over several ranges in one AVX2 pass, eight particles at a time (the last batch of a
+// range masked): the same tests (insideBox's), the same kernels in the same order. out has room
+// for its count plus the ranges' particles plus a batch, ids (kIds) as well.
+template <bool kIds>
+[[gnu::target("avx2")]] size_t gatherRangesAvx2(const KernelSource& src, const KernelRange* ranges, size_t nr,
+                                                const Vec3f& lo, const Vec3f& hi, const Vec3f& origin,
+                                                AnisotropicCandidates& out, size_t c, uint32_t* ids) {
+    const __m256 lx = _mm256_set1_ps(lo.x()), ly = _mm256_set1_ps(lo.y()), lz = _mm256_set1_ps(lo.z());
+    const __m256 hx = _mm256_set1_ps(hi.x()), hy = _mm256_set1_ps(hi.y()), hz = _mm256_set1_ps(hi.z());
+    const __m256 ox = _mm256_set1_ps(origin.x()), oy = _mm256_set1_ps(origin.y()),
+                 oz = _mm256_set1_ps(origin.z());
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (size_t q = 0; q < nr; ++q) {
+        const KernelRange& r = ranges[q];
+        const bool records = r.s0 >= 0;
+        const size_t f = records ? size_t(r.s0) : r.b;
+        const float *x = (records ? src.cx : src.px) + f, *y = (records ? src.cy : src.py) + f,
+                    *z = (records ? src.cz : src.pz) + f;
+        const size_t n = r.e - r.b;
+        for (size_t i = 0; i < n; i += 8) {
+            const __m256 vx = _mm256_loadu_ps(x + i), vy = _mm256_loadu_ps(y + i),
+                         vz = _mm256_loadu_ps(z + i);
+            const __m256 in = _mm256_and_ps(
+                _mm256_and_ps(
+                    _mm256_and_ps(_mm256_cmp_ps(vx, lx, _CMP_GE_OQ), _mm256_cmp_ps(vx, hx, _CMP_LE_OQ)),
+                    _mm256_and_ps(_mm256_cmp_ps(vy, ly, _CMP_GE_OQ), _mm256_cmp_ps(vy, hy, _CMP_LE_OQ))),
+                _mm256_and_ps(_mm256_cmp_ps(vz, lz, _CMP_GE_OQ), _mm256_cmp_ps(vz, hz, _CMP_LE_OQ)));
+            const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu;
+            const unsigned mask = unsigned(_mm256_movemask_ps(in)) & tail;
+            if (!mask)
+                continue;
+            const uint32_t* keep = kCompress.lanes[mask];
+            const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(keep));
+            _mm256_storeu_ps(out.x.data() + c, _mm256_permutevar8x32_ps(_mm256_sub_ps(vx, ox), perm));
+            _mm256_storeu_ps(out.y.data() + c, _mm256_permutevar8x32_ps(_mm256_sub_ps(vy, oy), perm));
+            _mm256_storeu_ps(out.z.data() + c, _mm256_permutevar8x32_ps(_mm256_sub_ps(vz, oz), perm));
+            if constexpr (kIds) {
+                const __m256i j = _mm256_add_epi32(_mm256_set1_epi32(int32_t(r.b + i)), lanes);
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(ids + c),
+                                    _mm256_permutevar8x32_epi32(j, perm));
+            }
+            const unsigned cnt = kCompress.count[mask];
+            if (records)
+                for (unsigned k = 0; k < cnt; ++k)
+                    out.shape[c + k] = src.shape[f + i + keep[k]];
+            else
+                for (unsigned k = 0; k < cnt; ++k)
+                    out.shape[c + k] = src.iso;
+            c += cnt;
+        }
+    }
+    return c;
+}
+} // namespace
+#endif
+
 void AnisotropicKernels::gather(const NeighborGrid& grid, const Vec3f& lo, const Vec3f& hi,
                                 const Vec3f& keepLo, const Vec3f& keepHi, const Vec3f& origin,
                                 AnisotropicCandidates& out, std::vector<uint32_t>* ids) const {
     // Cells whose particles follow each other in the sorted order, both with records (then at
     // consecutive slots) or both without, are read as one range.
     uint32_t b0 = 0, e0 = 0; // the pending range
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2) { // the ranges in lots, each read in one call
+        constexpr size_t kLot = 64;
+        KernelRange lot[kLot];
+        size_t nr = 0, particles = 0;
+        const KernelSource src{
+            cx.data(), cy.data(), cz.data(), shape.data(),
+            px_,       py_,       pz_,       KernelShape{isoG, 0.0f, 0.0f, isoG, 0.0f, isoG, isoAmp, 0.0f}};
+        auto read = [&]() {
+            out.reserveMore(particles);
+            if (ids && ids->size() < out.count + particles + AnisotropicCandidates::kLanes)
+                ids->resize(std::max(2 * ids->size(), out.count + particles + AnisotropicCandidates::kLanes));
+            out.count =
+                ids ? gatherRangesAvx2<true>(src, lot, nr, keepLo, keepHi, origin, out, out.count,
+                                             ids->data())
+                    : gatherRangesAvx2<false>(src, lot, nr, keepLo, keepHi, origin, out, out.count, nullptr);
+            nr = particles = 0;
+        };
+        grid.forEachRangeInBox(lo, hi, [&](uint32_t b, uint32_t e) {
+            if (b != e0 || e0 == b0 || (slot[b] < 0) != (slot[b0] < 0)) {
+                if (e0 != b0) {
+                    lot[nr++] = KernelRange{b0, e0, slot[b0]};
+                    particles += e0 - b0;
+                    if (nr == kLot)
+                        read();
+                }
+                b0 = b;
+            }
+            e0 = e;
+            return true;
+        });
+        if (e0 != b0) {
+            lot[nr++] = KernelRange{b0, e0, slot[b0]};
+            particles += e0 - b0;
+        }
+        if (nr)
+            read();
+        return;
+    }
+#endif
     auto flush = [&]() {
         if (e0 == b0)
             return;
