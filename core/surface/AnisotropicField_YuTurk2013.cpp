@@ -60,10 +60,7 @@ inline float total(const F8& v) {
 struct KernelLanes {
     F8 dx, dy, dz, a, b, cc, d, e, f, w, u0, u1, u2, q;
 };
-[[gnu::always_inline]] inline KernelLanes kernelLanes(const AnisotropicCandidates& c, size_t j, float ox,
-                                                      float oy, float oz) {
-    const F8 zero = {}, one = zero + 1.0f;
-    KernelLanes k;
+[[gnu::always_inline]] inline void loadKernels(const AnisotropicCandidates& c, size_t j, KernelLanes& k) {
     load8(k.dx, c.x.data() + j);
     load8(k.dy, c.y.data() + j);
     load8(k.dz, c.z.data() + j);
@@ -74,6 +71,10 @@ struct KernelLanes {
     load8(k.e, c.g12.data() + j);
     load8(k.f, c.g22.data() + j);
     load8(k.w, c.amp.data() + j);
+}
+/// k as loadKernels left it (dx, dy, dz: the centres), seen from o.
+[[gnu::always_inline]] inline KernelLanes kernelLanes(KernelLanes k, float ox, float oy, float oz) {
+    const F8 zero = {}, one = zero + 1.0f;
     k.dx = ox - k.dx; // x - xbar_j
     k.dy = oy - k.dy;
     k.dz = oz - k.dz;
@@ -83,6 +84,12 @@ struct KernelLanes {
     k.q = one - (k.u0 * k.u0 + k.u1 * k.u1 + k.u2 * k.u2);
     k.q = (F8)((I8)k.q & (k.q > zero)); // max(q, 0)
     return k;
+}
+[[gnu::always_inline]] inline KernelLanes kernelLanes(const AnisotropicCandidates& c, size_t j, float ox,
+                                                      float oy, float oz) {
+    KernelLanes k;
+    loadKernels(c, j, k);
+    return kernelLanes(k, ox, oy, oz);
 }
 
 /// The gradient's sums: sum of w (1 - |u|^2)^2 G u over the kernels, and how many kernel centres
@@ -140,6 +147,28 @@ struct VelocityLanes {
         acc += k.w * (k.q * k.q * k.q);
     }
     return total(acc);
+}
+
+// fieldSum at n points o_p = (ox, oy, oz)[p], two at a time: each batch of kernels is loaded once
+// for both, and each point's sum gets fieldSum's lane operations in fieldSum's order.
+[[gnu::always_inline]] inline void fieldSums(const AnisotropicCandidates& c, size_t m, const float* ox,
+                                             const float* oy, const float* oz, int n, float* out) {
+    int p = 0;
+    for (; p + 2 <= n; p += 2) {
+        F8 acc0 = {}, acc1 = {};
+        for (size_t j = 0; j < m; j += 8) {
+            KernelLanes k;
+            loadKernels(c, j, k);
+            const KernelLanes k0 = kernelLanes(k, ox[p], oy[p], oz[p]);
+            acc0 += k0.w * (k0.q * k0.q * k0.q);
+            const KernelLanes k1 = kernelLanes(k, ox[p + 1], oy[p + 1], oz[p + 1]);
+            acc1 += k1.w * (k1.q * k1.q * k1.q);
+        }
+        out[p] = total(acc0);
+        out[p + 1] = total(acc1);
+    }
+    if (p < n)
+        out[p] = fieldSum(c, m, ox[p], oy[p], oz[p]);
 }
 
 // sum of w (1 - |u|^2)^2 G u over the candidates, u = G (x - xbar); grad f = -6 times it.
@@ -227,6 +256,17 @@ void gradientSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, flo
 }
 #endif
 
+void fieldSumsBaseline(const AnisotropicCandidates& c, size_t m, const float* ox, const float* oy,
+                       const float* oz, int n, float* out) {
+    fieldSums(c, m, ox, oy, oz, n, out);
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] void fieldSumsAvx2(const AnisotropicCandidates& c, size_t m, const float* ox,
+                                           const float* oy, const float* oz, int n, float* out) {
+    fieldSums(c, m, ox, oy, oz, n, out);
+}
+#endif
+
 float fieldSumBaseline(const AnisotropicCandidates& c, size_t m, float ox, float oy, float oz) {
     return fieldSum(c, m, ox, oy, oz);
 }
@@ -287,6 +327,19 @@ float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset) {
         return fieldSumAvx2(c, c.padded(), offset.x(), offset.y(), offset.z());
 #endif
     return fieldSumBaseline(c, c.padded(), offset.x(), offset.y(), offset.z());
+}
+
+void anisotropicFieldSums(const AnisotropicCandidates& c, const float* ox, const float* oy, const float* oz,
+                          int n, float* f) {
+    if (c.count == 0) {
+        std::fill_n(f, n, 0.0f);
+        return;
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return fieldSumsAvx2(c, c.padded(), ox, oy, oz, n, f);
+#endif
+    fieldSumsBaseline(c, c.padded(), ox, oy, oz, n, f);
 }
 
 Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offset, float radius, int* near) {
@@ -768,13 +821,16 @@ void AnisotropicKernels::compute(const NeighborGrid& grid, std::span<const Vec3f
 }
 
 namespace {
-// Writes the i < m with (x, y, z)[i] in [lo, hi] to keep, in order; returns their number (keep
-// has room for m + 8). Branch-free.
-size_t insideBoxBaseline(const float* x, const float* y, const float* z, size_t m, const Vec3f& lo,
-                         const Vec3f& hi, uint32_t* keep) {
+// Writes the i < m with (x, y, z)[i] in [lo, hi] to keep and their (x, y, z)[i] - origin to ox, oy,
+// oz, in order; returns their number (each output has room for m + 8). Branch-free.
+size_t insideBox(const float* x, const float* y, const float* z, size_t m, const Vec3f& lo, const Vec3f& hi,
+                 const Vec3f& origin, uint32_t* keep, float* ox, float* oy, float* oz) {
     size_t nk = 0;
     for (size_t i = 0; i < m; ++i) {
         keep[nk] = uint32_t(i);
+        ox[nk] = x[i] - origin.x();
+        oy[nk] = y[i] - origin.y();
+        oz[nk] = z[i] - origin.z();
         nk += (x[i] >= lo.x()) & (x[i] <= hi.x()) & (y[i] >= lo.y()) & (y[i] <= hi.y()) & (z[i] >= lo.z()) &
                       (z[i] <= hi.z())
                   ? 1
@@ -782,42 +838,9 @@ size_t insideBoxBaseline(const float* x, const float* y, const float* z, size_t 
     }
     return nk;
 }
-#if defined(__x86_64__) || defined(__i386__)
-// Eight at a time (the same comparisons); reads up to seven values past m.
-[[gnu::target("avx2")]] size_t insideBoxAvx2(const float* x, const float* y, const float* z, size_t m,
-                                             const Vec3f& lo, const Vec3f& hi, uint32_t* keep) {
-    const __m256 lx = _mm256_set1_ps(lo.x()), ly = _mm256_set1_ps(lo.y()), lz = _mm256_set1_ps(lo.z());
-    const __m256 hx = _mm256_set1_ps(hi.x()), hy = _mm256_set1_ps(hi.y()), hz = _mm256_set1_ps(hi.z());
-    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    size_t nk = 0;
-    for (size_t i = 0; i < m; i += 8) {
-        const __m256 vx = _mm256_loadu_ps(x + i), vy = _mm256_loadu_ps(y + i), vz = _mm256_loadu_ps(z + i);
-        const __m256 in = _mm256_and_ps(
-            _mm256_and_ps(
-                _mm256_and_ps(_mm256_cmp_ps(vx, lx, _CMP_GE_OQ), _mm256_cmp_ps(vx, hx, _CMP_LE_OQ)),
-                _mm256_and_ps(_mm256_cmp_ps(vy, ly, _CMP_GE_OQ), _mm256_cmp_ps(vy, hy, _CMP_LE_OQ))),
-            _mm256_and_ps(_mm256_cmp_ps(vz, lz, _CMP_GE_OQ), _mm256_cmp_ps(vz, hz, _CMP_LE_OQ)));
-        auto mask = unsigned(_mm256_movemask_ps(in));
-        if (m - i < 8)
-            mask &= (1u << (m - i)) - 1u;
-        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(keep + nk), _mm256_permutevar8x32_epi32(index, perm));
-        nk += kCompress.count[mask];
-        index = _mm256_add_epi32(index, _mm256_set1_epi32(8));
-    }
-    return nk;
-}
-#endif
-size_t insideBox(const float* x, const float* y, const float* z, size_t m, const Vec3f& lo, const Vec3f& hi,
-                 uint32_t* keep) {
-#if defined(__x86_64__) || defined(__i386__)
-    if (kHasAvx2)
-        return insideBoxAvx2(x, y, z, m, lo, hi, keep);
-#endif
-    return insideBoxBaseline(x, y, z, m, lo, hi, keep);
-}
 } // namespace
 
+// One range of gather() without AVX2 (with it, gatherRangesAvx2 reads the ranges in lots).
 template <bool kIds>
 void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo, const Vec3f& keepHi,
                                      const Vec3f& origin, AnisotropicCandidates& out,
@@ -828,8 +851,7 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
         if (ids->size() < out.count + n)
             ids->resize(std::max(2 * ids->size(), out.count + n));
     size_t c = out.count;
-    const float ox = origin.x(), oy = origin.y(), oz = origin.z();
-    // In chunks: the kept particles first (branch-free, centres only), then their kernels.
+    // In chunks: the kept particles and their centres first (branch-free), then their shapes.
     constexpr size_t kChunk = 64;
     uint32_t keep[kChunk + 8];
     const int32_t s0 = slot[b];
@@ -839,25 +861,18 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
         size_t nk = 0;
         if (s0 >= 0) { // a cell with records: consecutive slots
             const size_t s = size_t(s0) + i0;
-            nk = insideBox(cx.data() + s, cy.data() + s, cz.data() + s, m, keepLo, keepHi, keep);
+            nk = insideBox(cx.data() + s, cy.data() + s, cz.data() + s, m, keepLo, keepHi, origin, keep,
+                           out.x.data() + c, out.y.data() + c, out.z.data() + c);
             for (size_t k = 0; k < nk; ++k, ++c) {
-                const size_t r = s + keep[k];
-                out.x[c] = cx[r] - ox;
-                out.y[c] = cy[r] - oy;
-                out.z[c] = cz[r] - oz;
-                out.shape[c] = shape[r];
+                out.shape[c] = shape[s + keep[k]];
                 if constexpr (kIds)
                     (*ids)[c] = b + uint32_t(i0 + keep[k]);
             }
-        } else { // isotropic kernels at the particles
-            const Vec3f* p = xs_.data() + b + i0;
-            const size_t f = b + i0;
-            nk = insideBox(px_ + f, py_ + f, pz_ + f, m, keepLo, keepHi, keep);
+        } else {                     // isotropic kernels at the particles
+            const size_t f = b + i0; // px_, py_, pz_ hold xs_ (the centres)
+            nk = insideBox(px_ + f, py_ + f, pz_ + f, m, keepLo, keepHi, origin, keep, out.x.data() + c,
+                           out.y.data() + c, out.z.data() + c);
             for (size_t k = 0; k < nk; ++k, ++c) {
-                const Vec3f& q = p[keep[k]];
-                out.x[c] = q.x() - ox;
-                out.y[c] = q.y() - oy;
-                out.z[c] = q.z() - oz;
                 out.shape[c] = iso;
                 if constexpr (kIds)
                     (*ids)[c] = b + uint32_t(i0 + keep[k]);
@@ -867,12 +882,121 @@ void AnisotropicKernels::gatherRange(uint32_t b, uint32_t e, const Vec3f& keepLo
     out.count = c;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+namespace {
+/// Sorted particles [b, e), their centres at cx + s0 (records) or px + b (s0 < 0).
+struct KernelRange {
+    uint32_t b, e;
+    int32_t s0;
+};
+struct KernelSource {
+    const float *cx, *cy, *cz;
+    const KernelShape* shape;
+    const float *px, *py, *pz;
+    KernelShape iso;
+};
+// gatherRange over several ranges in one AVX2 pass, eight particles at a time (the last batch of a
+// range masked): the same tests (insideBox's), the same kernels in the same order. out has room
+// for its count plus the ranges' particles plus a batch, ids (kIds) as well.
+template <bool kIds>
+[[gnu::target("avx2")]] size_t gatherRangesAvx2(const KernelSource& src, const KernelRange* ranges, size_t nr,
+                                                const Vec3f& lo, const Vec3f& hi, const Vec3f& origin,
+                                                AnisotropicCandidates& out, size_t c, uint32_t* ids) {
+    const __m256 lx = _mm256_set1_ps(lo.x()), ly = _mm256_set1_ps(lo.y()), lz = _mm256_set1_ps(lo.z());
+    const __m256 hx = _mm256_set1_ps(hi.x()), hy = _mm256_set1_ps(hi.y()), hz = _mm256_set1_ps(hi.z());
+    const __m256 ox = _mm256_set1_ps(origin.x()), oy = _mm256_set1_ps(origin.y()),
+                 oz = _mm256_set1_ps(origin.z());
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (size_t q = 0; q < nr; ++q) {
+        const KernelRange& r = ranges[q];
+        const bool records = r.s0 >= 0;
+        const size_t f = records ? size_t(r.s0) : r.b;
+        const float *x = (records ? src.cx : src.px) + f, *y = (records ? src.cy : src.py) + f,
+                    *z = (records ? src.cz : src.pz) + f;
+        const size_t n = r.e - r.b;
+        for (size_t i = 0; i < n; i += 8) {
+            const __m256 vx = _mm256_loadu_ps(x + i), vy = _mm256_loadu_ps(y + i),
+                         vz = _mm256_loadu_ps(z + i);
+            const __m256 in = _mm256_and_ps(
+                _mm256_and_ps(
+                    _mm256_and_ps(_mm256_cmp_ps(vx, lx, _CMP_GE_OQ), _mm256_cmp_ps(vx, hx, _CMP_LE_OQ)),
+                    _mm256_and_ps(_mm256_cmp_ps(vy, ly, _CMP_GE_OQ), _mm256_cmp_ps(vy, hy, _CMP_LE_OQ))),
+                _mm256_and_ps(_mm256_cmp_ps(vz, lz, _CMP_GE_OQ), _mm256_cmp_ps(vz, hz, _CMP_LE_OQ)));
+            const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu;
+            const unsigned mask = unsigned(_mm256_movemask_ps(in)) & tail;
+            if (!mask)
+                continue;
+            const uint32_t* keep = kCompress.lanes[mask];
+            const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(keep));
+            _mm256_storeu_ps(out.x.data() + c, _mm256_permutevar8x32_ps(_mm256_sub_ps(vx, ox), perm));
+            _mm256_storeu_ps(out.y.data() + c, _mm256_permutevar8x32_ps(_mm256_sub_ps(vy, oy), perm));
+            _mm256_storeu_ps(out.z.data() + c, _mm256_permutevar8x32_ps(_mm256_sub_ps(vz, oz), perm));
+            if constexpr (kIds) {
+                const __m256i j = _mm256_add_epi32(_mm256_set1_epi32(int32_t(r.b + i)), lanes);
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(ids + c),
+                                    _mm256_permutevar8x32_epi32(j, perm));
+            }
+            const unsigned cnt = kCompress.count[mask];
+            if (records)
+                for (unsigned k = 0; k < cnt; ++k)
+                    out.shape[c + k] = src.shape[f + i + keep[k]];
+            else
+                for (unsigned k = 0; k < cnt; ++k)
+                    out.shape[c + k] = src.iso;
+            c += cnt;
+        }
+    }
+    return c;
+}
+} // namespace
+#endif
+
 void AnisotropicKernels::gather(const NeighborGrid& grid, const Vec3f& lo, const Vec3f& hi,
                                 const Vec3f& keepLo, const Vec3f& keepHi, const Vec3f& origin,
                                 AnisotropicCandidates& out, std::vector<uint32_t>* ids) const {
     // Cells whose particles follow each other in the sorted order, both with records (then at
     // consecutive slots) or both without, are read as one range.
     uint32_t b0 = 0, e0 = 0; // the pending range
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2) { // the ranges in lots, each read in one call
+        constexpr size_t kLot = 64;
+        KernelRange lot[kLot];
+        size_t nr = 0, particles = 0;
+        const KernelSource src{
+            cx.data(), cy.data(), cz.data(), shape.data(),
+            px_,       py_,       pz_,       KernelShape{isoG, 0.0f, 0.0f, isoG, 0.0f, isoG, isoAmp, 0.0f}};
+        auto read = [&]() {
+            out.reserveMore(particles);
+            if (ids && ids->size() < out.count + particles + AnisotropicCandidates::kLanes)
+                ids->resize(std::max(2 * ids->size(), out.count + particles + AnisotropicCandidates::kLanes));
+            out.count =
+                ids ? gatherRangesAvx2<true>(src, lot, nr, keepLo, keepHi, origin, out, out.count,
+                                             ids->data())
+                    : gatherRangesAvx2<false>(src, lot, nr, keepLo, keepHi, origin, out, out.count, nullptr);
+            nr = particles = 0;
+        };
+        grid.forEachRangeInBox(lo, hi, [&](uint32_t b, uint32_t e) {
+            if (b != e0 || e0 == b0 || (slot[b] < 0) != (slot[b0] < 0)) {
+                if (e0 != b0) {
+                    lot[nr++] = KernelRange{b0, e0, slot[b0]};
+                    particles += e0 - b0;
+                    if (nr == kLot)
+                        read();
+                }
+                b0 = b;
+            }
+            e0 = e;
+            return true;
+        });
+        if (e0 != b0) {
+            lot[nr++] = KernelRange{b0, e0, slot[b0]};
+            particles += e0 - b0;
+        }
+        if (nr)
+            read();
+        return;
+    }
+#endif
     auto flush = [&]() {
         if (e0 == b0)
             return;
@@ -933,6 +1057,53 @@ size_t keepWithinBaseline(const float* x, const float* y, const float* z, const 
                                   cz, r2, out + k);
 }
 #endif
+
+// keepWithinBaseline that also writes the kept differences (x, y, z)[i] - c to ox, oy, oz.
+size_t keepOffsetsBaseline(const float* x, const float* y, const float* z, const uint32_t* ids,
+                           uint32_t first, size_t n, float cx, float cy, float cz, float r2, uint32_t* out,
+                           float* ox, float* oy, float* oz) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const float dx = x[i] - cx, dy = y[i] - cy, dz = z[i] - cz;
+        out[k] = ids ? ids[i] : first + uint32_t(i);
+        ox[k] = dx;
+        oy[k] = dy;
+        oz[k] = dz;
+        k += dx * dx + dy * dy + dz * dz <= r2 ? 1 : 0;
+    }
+    return k;
+}
+#if defined(__x86_64__) || defined(__i386__)
+// keepWithinAvx2 that also writes the kept differences (ox, oy, oz: room for n + 8 each). The last
+// batch is masked: reads up to seven values past n, writes up to seven past the kept.
+[[gnu::target("avx2")]] size_t keepOffsetsAvx2(const float* x, const float* y, const float* z,
+                                               const uint32_t* ids, size_t n, float cx, float cy, float cz,
+                                               float r2, uint32_t* out, float* ox, float* oy, float* oz) {
+    const __m256 vx = _mm256_set1_ps(cx), vy = _mm256_set1_ps(cy), vz = _mm256_set1_ps(cz),
+                 vr = _mm256_set1_ps(r2);
+    const __m256i step = _mm256_set1_epi32(8);
+    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    size_t k = 0, i = 0;
+    for (; i < n; i += 8) {
+        const __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(x + i), vx);
+        const __m256 dy = _mm256_sub_ps(_mm256_loadu_ps(y + i), vy);
+        const __m256 dz = _mm256_sub_ps(_mm256_loadu_ps(z + i), vz);
+        const __m256 d2 =
+            _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)), _mm256_mul_ps(dz, dz));
+        const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu; // the last batch: lanes < n
+        const unsigned mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d2, vr, _CMP_LE_OQ))) & tail;
+        const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
+        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), _mm256_permutevar8x32_epi32(v, perm));
+        _mm256_storeu_ps(ox + k, _mm256_permutevar8x32_ps(dx, perm));
+        _mm256_storeu_ps(oy + k, _mm256_permutevar8x32_ps(dy, perm));
+        _mm256_storeu_ps(oz + k, _mm256_permutevar8x32_ps(dz, perm));
+        k += kCompress.count[mask];
+        index = _mm256_add_epi32(index, step);
+    }
+    return k;
+}
+#endif
 } // namespace
 
 namespace {
@@ -957,9 +1128,10 @@ size_t keepNearBaseline(const float* a, const float* x, const float* y, const fl
     const __m256i step = _mm256_set1_epi32(8);
     __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     size_t k = 0, i = 0;
-    for (; i + 8 <= n; i += 8) {
+    for (; i < n; i += 8) {
         const __m256 d = _mm256_andnot_ps(sign, _mm256_sub_ps(_mm256_loadu_ps(a + i), vc)); // |a - c|
-        const auto mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d, vr, _CMP_LE_OQ)));
+        const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu; // the last batch: lanes < n
+        const unsigned mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d, vr, _CMP_LE_OQ))) & tail;
         const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
         const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(outIds + k), _mm256_permutevar8x32_epi32(v, perm));
@@ -969,11 +1141,64 @@ size_t keepNearBaseline(const float* a, const float* x, const float* y, const fl
         k += kCompress.count[mask];
         index = _mm256_add_epi32(index, step);
     }
-    return k + keepNearBaseline(a + i, x + i, y + i, z + i, ids ? ids + i : nullptr, uint32_t(i), n - i, c, r,
-                                outIds + k, ox + k, oy + k, oz + k);
+    return k;
 }
 #endif
 } // namespace
+
+namespace {
+size_t keepNearLineBaseline(const float* a, const float* b, const float* x, const float* y, const float* z,
+                            const uint32_t* ids, uint32_t first, size_t n, float ca, float cb, float r2,
+                            uint32_t* outIds, float* ox, float* oy, float* oz) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const float da = a[i] - ca, db = b[i] - cb;
+        outIds[k] = ids ? ids[i] : first + uint32_t(i);
+        ox[k] = x[i];
+        oy[k] = y[i];
+        oz[k] = z[i];
+        k += da * da + db * db <= r2 ? 1 : 0;
+    }
+    return k;
+}
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("avx2")]] size_t keepNearLineAvx2(const float* a, const float* b, const float* x,
+                                                const float* y, const float* z, const uint32_t* ids, size_t n,
+                                                float ca, float cb, float r2, uint32_t* outIds, float* ox,
+                                                float* oy, float* oz) {
+    const __m256 va = _mm256_set1_ps(ca), vb = _mm256_set1_ps(cb), vr = _mm256_set1_ps(r2);
+    const __m256i step = _mm256_set1_epi32(8);
+    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    size_t k = 0, i = 0;
+    for (; i < n; i += 8) {
+        const __m256 da = _mm256_sub_ps(_mm256_loadu_ps(a + i), va);
+        const __m256 db = _mm256_sub_ps(_mm256_loadu_ps(b + i), vb);
+        const __m256 d2 = _mm256_add_ps(_mm256_mul_ps(da, da), _mm256_mul_ps(db, db));
+        const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu; // the last batch: lanes < n
+        const unsigned mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d2, vr, _CMP_LE_OQ))) & tail;
+        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
+        const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(outIds + k), _mm256_permutevar8x32_epi32(v, perm));
+        _mm256_storeu_ps(ox + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(x + i), perm));
+        _mm256_storeu_ps(oy + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(y + i), perm));
+        _mm256_storeu_ps(oz + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(z + i), perm));
+        k += kCompress.count[mask];
+        index = _mm256_add_epi32(index, step);
+    }
+    return k;
+}
+#endif
+} // namespace
+
+size_t keepNearLine(const float* a, const float* b, const float* x, const float* y, const float* z,
+                    const uint32_t* ids, size_t n, float ca, float cb, float r2, uint32_t* outIds, float* ox,
+                    float* oy, float* oz) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        return keepNearLineAvx2(a, b, x, y, z, ids, n, ca, cb, r2, outIds, ox, oy, oz);
+#endif
+    return keepNearLineBaseline(a, b, x, y, z, ids, 0, n, ca, cb, r2, outIds, ox, oy, oz);
+}
 
 size_t keepNear(const float* a, const float* x, const float* y, const float* z, const uint32_t* ids, size_t n,
                 float c, float r, uint32_t* outIds, float* ox, float* oy, float* oz) {
@@ -1102,6 +1327,32 @@ void AnisotropicCandidates::assignFrom(const AnisotropicCandidates& o, const uin
         transposeShapesBaseline(o.shape.data(), pick, n, out);
     count = n;
     seal();
+}
+
+size_t AnisotropicCandidates::assignWithin(const AnisotropicCandidates& o, const float* px, const float* py,
+                                           const float* pz, const uint32_t* ids, size_t n, const Vec3f& c,
+                                           float r2, uint32_t* kept) {
+    clear();
+    reserveMore(n);
+    size_t m;
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        m = keepOffsetsAvx2(px, py, pz, ids, n, c.x(), c.y(), c.z(), r2, kept, x.data(), y.data(), z.data());
+    else
+#endif
+        m = keepOffsetsBaseline(px, py, pz, ids, 0, n, c.x(), c.y(), c.z(), r2, kept, x.data(), y.data(),
+                                z.data());
+    float* const out[7] = {g00.data(), g01.data(), g02.data(), g11.data(),
+                           g12.data(), g22.data(), amp.data()};
+#if defined(__x86_64__) || defined(__i386__)
+    if (kHasAvx2)
+        transposeShapesAvx2(o.shape.data(), kept, m, out);
+    else
+#endif
+        transposeShapesBaseline(o.shape.data(), kept, m, out);
+    count = m;
+    seal();
+    return m;
 }
 
 void AnisotropicCandidates::seal() {

@@ -143,6 +143,13 @@ struct AnisotropicCandidates {
     }
     /// Replaces the candidates by o[pick[0..n)] (gathered), centres shifted by -shift, and seals them.
     void assignFrom(const AnisotropicCandidates& o, const uint32_t* pick, size_t n, const Vec3f& shift);
+    /// keepWithin(px, py, pz, ids, n, c, r2, kept) and then assignFrom(o, kept, m, c) in one pass, the
+    /// same values in the same order, when (px, py, pz)[i] are o's centres at ids[i] (at i without
+    /// ids): the kept centres minus c are the test's own differences, written as it keeps them.
+    /// px, py, pz and ids are read, and kept written, up to n + 7 (whole batches of eight). Returns m,
+    /// the number kept.
+    size_t assignWithin(const AnisotropicCandidates& o, const float* px, const float* py, const float* pz,
+                        const uint32_t* ids, size_t n, const Vec3f& c, float r2, uint32_t* kept);
     void seal();
     size_t padded() const { return (count + kLanes - 1) / kLanes * kLanes; }
     size_t bytes() const;
@@ -157,12 +164,23 @@ size_t keepWithin(const float* x, const float* y, const float* z, const uint32_t
                   const Vec3f& c, float r2, uint32_t* out);
 
 /// Writes the i < n with |a[i] - c| <= r to the outputs, in order: ids[i] (i without ids) to outIds
-/// and x[i], y[i], z[i] to ox, oy, oz (room for n each); returns their number. a is one of x, y, z.
+/// and x[i], y[i], z[i] to ox, oy, oz; returns their number. a is one of x, y, z. In whole batches
+/// of eight: the inputs are read and the outputs written up to n + 7.
 size_t keepNear(const float* a, const float* x, const float* y, const float* z, const uint32_t* ids, size_t n,
                 float c, float r, uint32_t* outIds, float* ox, float* oy, float* oz);
 
+/// keepNear with the test (a[i] - ca)^2 + (b[i] - cb)^2 <= r2: the points within sqrt(r2) of a line
+/// along the third axis (a, b: two of x, y, z).
+size_t keepNearLine(const float* a, const float* b, const float* x, const float* y, const float* z,
+                    const uint32_t* ids, size_t n, float ca, float cb, float r2, uint32_t* outIds, float* ox,
+                    float* oy, float* oz);
+
 /// f at centre + offset from sealed candidates (SIMD; AVX2 when the CPU has it).
 float anisotropicFieldSum(const AnisotropicCandidates& c, const Vec3f& offset);
+/// f[p] = anisotropicFieldSum(c, (ox, oy, oz)[p]) for p < n, the same values, in one call that
+/// reads each batch of kernels once per two points.
+void anisotropicFieldSums(const AnisotropicCandidates& c, const float* ox, const float* oy, const float* oz,
+                          int n, float* f);
 /// grad f at centre + offset from sealed candidates (SIMD); near (when given) gets the number of
 /// kernels centred within radius of the point.
 Vec3f anisotropicFieldGradient(const AnisotropicCandidates& c, const Vec3f& offset, float radius = 0.0f,

@@ -258,15 +258,19 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
         // Filtered in three steps (the groups' z slab, their row, the group): a kernel is tested
         // about 1 + 4 x 1/2 + 16 x 1/4 times per block instead of 64. The slab's and the row's
         // centres are copied (compacted eight at a time), so each step reads contiguous arrays.
+        // A row keeps the cylinder around its groups' centres (pi/4 of the square's kernels),
+        // grown by a margin so that it holds their balls despite the rounding of the centres.
+        const float rowReach = reach + 1e-3f * L, rowReach2 = rowReach * rowReach;
         std::vector<uint32_t>&slab = scratch.slab, &row = scratch.row, &group = scratch.group;
         std::vector<float>&rx = scratch.rx, &ry = scratch.ry, &rz = scratch.rz;
         std::vector<float>&sx = scratch.sx, &sy = scratch.sy, &sz = scratch.sz;
+        const size_t room = blk.count + AnisotropicCandidates::kLanes; // the filters' last batch
         for (auto* v : {&slab, &row, &group})
-            if (v->size() < blk.count)
-                v->resize(blk.count);
+            if (v->size() < room)
+                v->resize(room);
         for (auto* v : {&rx, &ry, &rz, &sx, &sy, &sz})
-            if (v->size() < blk.count)
-                v->resize(blk.count);
+            if (v->size() < room)
+                v->resize(room);
         for (int gz = 0; gz < 8; gz += 2) {
             if (!(corners[size_t(gz)] | corners[size_t(gz + 1)]))
                 continue;
@@ -278,8 +282,9 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
                 if (!(rows & (0xFFFFull << (8 * gy))))
                     continue;
                 const float relY = (float(gy) + 0.5f) * L;
-                const size_t nr = keepNear(sy.data(), sx.data(), sy.data(), sz.data(), slab.data(), ns, relY,
-                                           reach, row.data(), rx.data(), ry.data(), rz.data());
+                const size_t nr =
+                    keepNearLine(sy.data(), sz.data(), sx.data(), sy.data(), sz.data(), slab.data(), ns, relY,
+                                 relZ, rowReach2, row.data(), rx.data(), ry.data(), rz.data());
                 for (int gx = 0; gx < 8; gx += 2) {
                     const uint64_t groupBits = (0x303ull << (gx + 8 * gy));
                     if (!(rows & groupBits))
@@ -287,9 +292,11 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
                     const Vec3f centre =
                         lattice_.corner(g0.x() + gx, g0.y() + gy, g0.z() + gz).array() + 0.5f * L;
                     const Vec3f rel = centre - lo;
-                    const size_t ng = keepWithin(rx.data(), ry.data(), rz.data(), row.data(), nr, rel, reach2,
-                                                 group.data());
-                    cand.assignFrom(blk, group.data(), ng, rel);
+                    cand.assignWithin(blk, rx.data(), ry.data(), rz.data(), row.data(), nr, rel, reach2,
+                                      group.data());
+                    // The group's corners, summed in one call (two at a time).
+                    float ox[8], oy[8], oz[8], f[8];
+                    int at[8], nc = 0;
                     for (int dz = 0; dz < 2; ++dz)
                         for (int dy = 0; dy < 2; ++dy)
                             for (int dx = 0; dx < 2; ++dx) {
@@ -298,8 +305,15 @@ void SurfaceReconstructor::evaluateAnisotropicCorners() {
                                 if (!((corners[size_t(lz)] >> bit) & 1u))
                                     continue;
                                 const Vec3f x = lattice_.corner(g0.x() + lx, g0.y() + ly, g0.z() + lz);
-                                phi[bit + 64 * lz] = iso - anisotropicFieldSum(cand, x - centre);
+                                const Vec3f o = x - centre;
+                                ox[nc] = o.x();
+                                oy[nc] = o.y();
+                                oz[nc] = o.z();
+                                at[nc++] = bit + 64 * lz;
                             }
+                    anisotropicFieldSums(cand, ox, oy, oz, nc, f);
+                    for (int p = 0; p < nc; ++p)
+                        phi[at[p]] = iso - f[p];
                 }
             }
         }
@@ -481,11 +495,10 @@ void SurfaceReconstructor::vertexFieldGroup(const VertexFieldJob& job, uint32_t 
     const AnisotropicCandidates& super = scratch.blockKernels;
     AnisotropicCandidates& cand = scratch.groupKernels;
     std::vector<uint32_t>& kept = scratch.group; // positions in super
-    if (kept.size() < super.count)
-        kept.resize(super.count);
-    const size_t nk = keepWithin(super.x.data(), super.y.data(), super.z.data(), nullptr, super.count, centre,
-                                 job.reach2, kept.data());
-    cand.assignFrom(super, kept.data(), nk, centre);
+    if (kept.size() < super.count + AnisotropicCandidates::kLanes)
+        kept.resize(super.count + AnisotropicCandidates::kLanes);
+    const size_t nk = cand.assignWithin(super, super.x.data(), super.y.data(), super.z.data(), nullptr,
+                                        super.count, centre, job.reach2, kept.data());
     if (velocities) {
         const size_t np = cand.padded();
         for (std::vector<float>* a : {&scratch.vx, &scratch.vy, &scratch.vz})

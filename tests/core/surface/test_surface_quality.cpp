@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <numbers>
 #include <random>
@@ -401,6 +402,91 @@ private slots:
                     QCOMPARE(o1[i], o2[i]);
             }
         }
+        // assignWithin: the same lanes, bit for bit, as keepWithin followed by assignFrom.
+        AnisotropicCandidates pool, fused, twoStep;
+        pool.reserveMore(64);
+        for (size_t i = 0; i < 64; ++i) {
+            pool.x[i] = v(rng);
+            pool.y[i] = v(rng);
+            pool.z[i] = v(rng);
+            pool.shape[i] = KernelShape{v(rng), v(rng), v(rng), v(rng), v(rng), v(rng), v(rng), 0.0f};
+        }
+        pool.count = 64;
+        size_t keptTotal = 0;
+        for (size_t n = 0; n < 40; ++n) {
+            std::vector<uint32_t> id(n + 8), k1(n + 8), k2(n);
+            std::vector<float> x(n + 8), y(n + 8), z(n + 8); // read in whole batches of eight
+            for (size_t i = 0; i < n; ++i) {
+                id[i] = uint32_t(rng() % 64);
+                x[i] = pool.x[id[i]];
+                y[i] = pool.y[id[i]];
+                z[i] = pool.z[id[i]];
+            }
+            const Vec3f c(v(rng), v(rng), v(rng));
+            for (const bool withIds : {false, true}) {
+                const uint32_t* ids2 = withIds ? id.data() : nullptr;
+                const float* px = withIds ? x.data() : pool.x.data();
+                const float* py = withIds ? y.data() : pool.y.data();
+                const float* pz = withIds ? z.data() : pool.z.data();
+                const size_t m = fused.assignWithin(pool, px, py, pz, ids2, n, c, 0.8f, k1.data());
+                const size_t w = keepWithin(px, py, pz, ids2, n, c, 0.8f, k2.data());
+                twoStep.assignFrom(pool, k2.data(), w, c);
+                QCOMPARE(m, w);
+                QCOMPARE(fused.count, twoStep.count);
+                for (size_t i = 0; i < m; ++i)
+                    QCOMPARE(k1[i], k2[i]);
+                for (size_t i = 0; i < twoStep.padded(); ++i)
+                    for (auto a : {&AnisotropicCandidates::x, &AnisotropicCandidates::y,
+                                   &AnisotropicCandidates::z, &AnisotropicCandidates::g00,
+                                   &AnisotropicCandidates::g01, &AnisotropicCandidates::g02,
+                                   &AnisotropicCandidates::g11, &AnisotropicCandidates::g12,
+                                   &AnisotropicCandidates::g22, &AnisotropicCandidates::amp})
+                        QCOMPARE(std::bit_cast<uint32_t>((fused.*a)[i]),
+                                 std::bit_cast<uint32_t>((twoStep.*a)[i]));
+                keptTotal += m;
+            }
+        }
+        QVERIFY(keptTotal > 100);
+        // keepNear (a slab) and keepNearLine (a row): the plain tests, in order, every length around
+        // the batch size.
+        size_t nearTotal = 0, lineTotal = 0;
+        for (size_t n = 0; n < 40; ++n) {
+            std::vector<float> x(n + 8), y(n + 8), z(n + 8), ox(n + 8), oy(n + 8), oz(n + 8);
+            std::vector<uint32_t> id(n + 8), out(n + 8);
+            for (size_t i = 0; i < n + 8; ++i) { // the padding too: it must not be kept
+                x[i] = v(rng);
+                y[i] = v(rng);
+                z[i] = v(rng);
+                id[i] = uint32_t(rng());
+            }
+            const float cy = v(rng), cz = v(rng);
+            const size_t m1 = keepNear(z.data(), x.data(), y.data(), z.data(), id.data(), n, cz, 0.5f,
+                                       out.data(), ox.data(), oy.data(), oz.data());
+            size_t w = 0;
+            for (size_t i = 0; i < n; ++i)
+                if (std::abs(z[i] - cz) <= 0.5f) {
+                    QCOMPARE(out[w], id[i]);
+                    QCOMPARE(ox[w], x[i]);
+                    QCOMPARE(oz[w], z[i]);
+                    ++w;
+                }
+            QCOMPARE(m1, w);
+            nearTotal += w;
+            const size_t m2 = keepNearLine(y.data(), z.data(), x.data(), y.data(), z.data(), nullptr, n, cy,
+                                           cz, 0.6f, out.data(), ox.data(), oy.data(), oz.data());
+            w = 0;
+            for (size_t i = 0; i < n; ++i) {
+                const float dy = y[i] - cy, dz = z[i] - cz;
+                if (dy * dy + dz * dz <= 0.6f) {
+                    QCOMPARE(out[w], uint32_t(i));
+                    QCOMPARE(oy[w], y[i]);
+                    ++w;
+                }
+            }
+            QCOMPARE(m2, w);
+            lineTotal += w;
+        }
+        QVERIFY(nearTotal > 100 && lineTotal > 100);
     }
 
     void fieldIsSelectable() {
