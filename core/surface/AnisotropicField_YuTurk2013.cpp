@@ -291,6 +291,19 @@ struct CompressTable {
     }
 };
 constexpr CompressTable kCompress;
+
+/// The lanes of ids, a, b and c that mask keeps, packed to the front of out, oa, ob and oc (each
+/// written up to seven entries past the kept); returns how many it kept.
+[[gnu::target("avx2")]] inline unsigned storeKeptAvx2(unsigned mask, __m256i ids, __m256 a, __m256 b,
+                                                      __m256 c, uint32_t* out, float* oa, float* ob,
+                                                      float* oc) {
+    const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permutevar8x32_epi32(ids, perm));
+    _mm256_storeu_ps(oa, _mm256_permutevar8x32_ps(a, perm));
+    _mm256_storeu_ps(ob, _mm256_permutevar8x32_ps(b, perm));
+    _mm256_storeu_ps(oc, _mm256_permutevar8x32_ps(c, perm));
+    return kCompress.count[mask];
+}
 #endif
 
 // w_i = 1 - (sqrt(r2_i) / r_c)^3 for i < n (arrays of at least n rounded up to 8): the same
@@ -1093,12 +1106,7 @@ size_t keepOffsetsBaseline(const float* x, const float* y, const float* z, const
         const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu; // the last batch: lanes < n
         const unsigned mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d2, vr, _CMP_LE_OQ))) & tail;
         const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
-        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), _mm256_permutevar8x32_epi32(v, perm));
-        _mm256_storeu_ps(ox + k, _mm256_permutevar8x32_ps(dx, perm));
-        _mm256_storeu_ps(oy + k, _mm256_permutevar8x32_ps(dy, perm));
-        _mm256_storeu_ps(oz + k, _mm256_permutevar8x32_ps(dz, perm));
-        k += kCompress.count[mask];
+        k += storeKeptAvx2(mask, v, dx, dy, dz, out + k, ox + k, oy + k, oz + k);
         index = _mm256_add_epi32(index, step);
     }
     return k;
@@ -1132,13 +1140,9 @@ size_t keepNearBaseline(const float* a, const float* x, const float* y, const fl
         const __m256 d = _mm256_andnot_ps(sign, _mm256_sub_ps(_mm256_loadu_ps(a + i), vc)); // |a - c|
         const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu; // the last batch: lanes < n
         const unsigned mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d, vr, _CMP_LE_OQ))) & tail;
-        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
         const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(outIds + k), _mm256_permutevar8x32_epi32(v, perm));
-        _mm256_storeu_ps(ox + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(x + i), perm));
-        _mm256_storeu_ps(oy + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(y + i), perm));
-        _mm256_storeu_ps(oz + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(z + i), perm));
-        k += kCompress.count[mask];
+        k += storeKeptAvx2(mask, v, _mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), _mm256_loadu_ps(z + i),
+                           outIds + k, ox + k, oy + k, oz + k);
         index = _mm256_add_epi32(index, step);
     }
     return k;
@@ -1176,13 +1180,9 @@ size_t keepNearLineBaseline(const float* a, const float* b, const float* x, cons
         const __m256 d2 = _mm256_add_ps(_mm256_mul_ps(da, da), _mm256_mul_ps(db, db));
         const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu; // the last batch: lanes < n
         const unsigned mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d2, vr, _CMP_LE_OQ))) & tail;
-        const __m256i perm = _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[mask]));
         const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(outIds + k), _mm256_permutevar8x32_epi32(v, perm));
-        _mm256_storeu_ps(ox + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(x + i), perm));
-        _mm256_storeu_ps(oy + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(y + i), perm));
-        _mm256_storeu_ps(oz + k, _mm256_permutevar8x32_ps(_mm256_loadu_ps(z + i), perm));
-        k += kCompress.count[mask];
+        k += storeKeptAvx2(mask, v, _mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), _mm256_loadu_ps(z + i),
+                           outIds + k, ox + k, oy + k, oz + k);
         index = _mm256_add_epi32(index, step);
     }
     return k;
