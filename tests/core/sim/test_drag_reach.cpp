@@ -8,7 +8,6 @@
 // OCTO_DRAG_TRACE=1 prints every step.
 #include "rigid/RigidBodySystem.h"
 #include "scene/Scene.h"
-#include "scene/SceneLibrary.h"
 #include "sim/Simulation.h"
 #include "sim/SimulationBodies.h"
 #include "sph/FluidState.h"
@@ -167,24 +166,6 @@ private slots:
         QVERIFY(!r.blowUp);
         QVERIFY2(r.maxBodySpeed < 1.1 * 3.0, qPrintable(QString("body at %1 m/s").arg(r.maxBodySpeed)));
         QCOMPARE(sim.nonFiniteCount(), size_t(0));
-    }
-
-    void damBreakLightBox() {
-        // The GUI's case by hand: the light box of dam-break-bodies at the Interactive radius, afloat
-        // at the far wall after the surge, pulled 0.3 m back. A measurement (OCTO_DRAG_DAMBREAK=<t>:
-        // drag at simulated time t), not a test.
-        if (!std::getenv("OCTO_DRAG_DAMBREAK"))
-            QSKIP("measurement: set OCTO_DRAG_DAMBREAK=<start time>");
-        const double wall = std::getenv("OCTO_DRAG_WALL") ? std::atof(std::getenv("OCTO_DRAG_WALL")) : 0.0;
-        Simulation sim(SceneLibrary::load("dam-break-bodies"), {"particleRadius=0.0126"});
-        while (sim.time() < std::atof(std::getenv("OCTO_DRAG_DAMBREAK")))
-            sim.frameStep();
-        const double tau = std::getenv("OCTO_DRAG_TAU") ? std::atof(std::getenv("OCTO_DRAG_TAU")) : 0.016;
-        const Reach r = dragAcross(sim, 0.01f, tau, wall, 0.6, Vec3f(-0.3f, 0.05f, 0.0f));
-        qInfo("dam break: reached within 1 cm after %.4f s simulated, %.2f s wall (%.3fx real time, %d "
-              "steps, %d "
-              "iterations); body %.2f m/s, fluid %.2f m/s at most",
-              r.simToReach, r.wallToReach, r.rtf, r.steps, r.iterations, r.maxBodySpeed, r.maxFluidSpeed);
     }
 };
 
