@@ -44,6 +44,7 @@ Pcisph_Solenthaler2009::Attempt Pcisph_Solenthaler2009::iterate(float dt, int& c
     cur = 0;
     it = 0;
     float bestErr = std::numeric_limits<float>::max();
+    packBoundary(dt); // dt and the boundary stay put over an attempt's iterations
     for (;;) {
         err = predictDensityAndPressure(dt, cur);
         computePressureForce(dt, cur);
@@ -209,7 +210,7 @@ void Pcisph_Solenthaler2009::extrapolateWallPressure(float dt, int cur) {
                       });
 }
 
-void Pcisph_Solenthaler2009::packPositions(float dt, int cur) {
+void Pcisph_Solenthaler2009::packPositions(int cur) {
     const Vec3f* X = model_.predicted[cur].data();
     packed_.resize(model_.state.size());
     Float4* P = packed_.data();
@@ -218,6 +219,9 @@ void Pcisph_Solenthaler2009::packPositions(float dt, int cur) {
                           for (size_t i = r.begin(); i < r.end(); ++i)
                               P[i] = Float4{X[i].x(), X[i].y(), X[i].z(), 0.0f};
                       });
+}
+
+void Pcisph_Solenthaler2009::packBoundary(float dt) {
     const auto xb = model_.boundary().sortedPositions();
     const auto vb = model_.boundary().sortedVelocities();
     const auto psi = model_.boundary().sortedPsi();
@@ -273,7 +277,7 @@ float Pcisph_Solenthaler2009::predictDensityAndPressure(float dt, int cur) {
     // p / rho^2 per particle, so the force pass reads one float per neighbour.
     pressureOverRho2_.resize(model_.state.size());
     float* pr = pressureOverRho2_.data();
-    packPositions(dt, cur);
+    packPositions(cur);
     const Float4* P = packed_.data();
     const Float4* B = packedBoundary_.data();
     std::atomic<float> maxErr{0.0f};

@@ -65,15 +65,16 @@ private:
     void extrapolateWallPressure(float dt, int cur);
     void accumulateBoundaryPressureReaction(float dt, int cur);
     /// The iteration's predicted positions packed as (x, y, z, w) for the fluid pairs' lanes,
-    /// w = 0 (packPositions, before the density pass) or p / rho^2 (packPressures, after it), and
-    /// the boundary samples' predicted places as (x_k + dt v_k, Psi_k).
-    void packPositions(float dt, int cur);
+    /// w = 0 (packPositions, before the density pass) or p / rho^2 (packPressures, after it).
+    void packPositions(int cur);
+    /// The boundary samples' predicted places as (x_k + dt v_k, Psi_k), once per attempt.
+    void packBoundary(float dt);
     void packPressures();
 
     DensityProjection_Macklin2013 projection_; // of the compression a step starts with
     std::vector<float> pressureOverRho2_;      // p / rho^2 of the latest iteration
     std::vector<Float4> packed_;               // (x, y, z, 0 or p / rho^2), see packPositions
-    std::vector<Float4> packedBoundary_;       // (x_k + dt v_k, Psi_k), see packPositions
+    std::vector<Float4> packedBoundary_;       // (x_k + dt v_k, Psi_k), see packBoundary
     std::vector<float> wallPressure_;          // read only at the wall samples near fluid
     float maxSpeedCandidate_ = 0.0f;           // of the latest prediction
     bool finiteCandidate_ = true;
