@@ -15,6 +15,7 @@
 #include <functional>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 namespace octo {
 
@@ -143,7 +144,12 @@ void FluidModel::sortParticles(std::initializer_list<std::vector<float>*> sorted
     for (size_t a = 0; a < nVecs; ++a)
         scratchVec_[a].resize(n);
     for (size_t a = 0; a < nFloats; ++a) {
-        assert(floatsAlong_[a]->size() == n);
+        // A solver array of another size would be read out of bounds by the gather below (a
+        // programming error, checked in Release too: one comparison per array and step).
+        if (floatsAlong_[a]->size() != n)
+            throw std::logic_error("FluidModel::sortParticles: an array sorted along the particles has " +
+                                   std::to_string(floatsAlong_[a]->size()) + " entries for " +
+                                   std::to_string(n) + " particles");
         scratchFloat_[a].resize(n);
     }
     scratchId_.resize(n);

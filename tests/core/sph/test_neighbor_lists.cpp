@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 using namespace octo;
@@ -116,6 +117,40 @@ private slots:
         checkLists(model, pairs);
         QVERIFY(!QTest::currentTestFailed());
         QVERIFY(pairs > 1000);
+    }
+
+    // A pressure solver's per-particle state passed to prepareStep follows the particles through the
+    // sort (here each particle's id as a float), and an array of another size is refused, in Release
+    // too, instead of being read out of bounds.
+    void arraysSortedAlongFollowTheParticles() {
+        const float r = 0.02f;
+        const Aabb box(Vec3f::Zero(), Vec3f(0.4f, 0.4f, 0.4f));
+        BoundaryModel boundary;
+        FluidModel model(boundary);
+        SphConfig c;
+        c.particleRadius = r;
+        c.domain = box;
+        model.setConfig(c);
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<float> u(0.0f, 0.4f);
+        std::vector<Vec3f> x(2000);
+        for (Vec3f& p : x)
+            p = Vec3f(u(rng), u(rng), u(rng));
+        model.setParticles(x, {});
+        std::vector<float> carried(x.size());
+        for (size_t i = 0; i < x.size(); ++i)
+            carried[i] = float(model.state.ids[i]);
+        SphStepResult res;
+        QVERIFY(model.prepareStep(res, 1e-3f, {&carried}));
+        size_t moved = 0;
+        for (size_t i = 0; i < x.size(); ++i) {
+            QCOMPARE(carried[i], float(model.state.ids[i]));
+            moved += model.state.ids[i] != i;
+        }
+        QVERIFY(moved > x.size() / 2); // random positions: the sort did reorder them
+        std::vector<float> shorter(x.size() - 1, 0.0f);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, model.prepareStep(res, 1e-3f, {&shorter}));
+        QCOMPARE(model.state.size(), x.size()); // nothing was lost
     }
 };
 
