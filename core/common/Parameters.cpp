@@ -91,15 +91,16 @@ std::vector<ParameterInfo> makeTable() {
         real("densityErrorTolerance", "Solver", "Density error eta", "1", 1e-4, 0.1, 0.01, false,
              "Both pressure solvers iterate until the maximum density error is below this fraction "
              "(DFSPH's paper uses the mean; a mean of 1 % left 5 % local errors)."),
-        real("divergenceErrorTolerance", "Solver", "Divergence error eta_v", "1/s", 1e-3, 10.0, 0.4, false,
+        real("divergenceErrorTolerance", "Solver", "Divergence error eta_v", "1/s", 1e-3, 10.0, 0.1, false,
              "DFSPH's divergence-free solve iterates until the mean compressive D rho/Dt is below this "
-             "fraction of rho0 per second (0.4: SPlisHSPlasH's 0.1 % per step at a 2.5 ms step)."),
-        boolean("dfsphMirrorWalls", "Solver", "DFSPH mirrored walls", false,
+             "fraction of rho0 per second (0.1: 0.1 % of rho0 per second; SPlisHSPlasH's 0.1 % per step is "
+             "0.4 at a 2.5 ms step and left DFSPH's resting columns and Martin & Moyce's late front off)."),
+        boolean("dfsphMirrorWalls", "Solver", "DFSPH mirrored walls", true,
                 "DFSPH only: walls and bodies as the mirror image of the particle beside them (ghost "
                 "particles, Colagrossi & Landrini 2003; Band et al. 2018's pressure mirroring continued "
                 "hydrostatically, Adami et al. 2012) in the force, the rates and alpha alike. A held box "
-                "then feels 1.02 of Archimedes' force (Akinci's p_i alone: 0.88); off by default: Martin & "
-                "Moyce's front RMS 0.123 with it (0.117) and a fine Wendland column unstable at eta 0.3 %."),
+                "feels 1.02 of Archimedes' force with it; off (Akinci's p_i alone, eq. 10) 0.85, and water "
+                "at rest sinks into the walls' edges."),
         integer(
             "minIterations", "Solver", "Min iterations", 1, 50, 3, false,
             "Minimum PCISPH corrections per step (DFSPH: its paper's 2 density and 1 divergence sweeps)."),

@@ -22,10 +22,10 @@
 // (complementarity: p > 0 only where the density is at rest). Both solves start from half the
 // previous step's pressures where the water is compressed (the paper's warm start, section 4.3, in
 // SPlisHSPlasH's form: see kWarmStart), and the time step follows the density solve's sweeps.
-// Walls and bodies push with the particle's own pressure (Akinci et al. 2012 eq. 10, the default),
-// or mirror the particle beside them (dfsphMirrorWalls): its pressure, continued hydrostatically,
-// and its velocity, in the force, the rates and alpha alike; a tracked body receives the opposite
-// of the force.
+// Walls and bodies mirror the particle beside them (dfsphMirrorWalls, the default): its pressure,
+// continued hydrostatically, and its velocity, in the force, the rates and alpha alike; or push with
+// the particle's own pressure (Akinci et al. 2012 eq. 10, the option); a tracked body receives the
+// opposite of the force. The committed velocities pass the project's velocity filter, as PCISPH's do.
 #include "sph/Dfsph_Bender2017.h"
 
 #include "spatial/Lanes.h"
@@ -54,11 +54,11 @@ constexpr uint32_t kDivergenceMinNeighbours = 20;
 // unrelaxed sweep over-corrects; measured here it oscillated with growing amplitude in the
 // divergence solve of the dam break's second step (mean |D rho/Dt| 1.0 -> 313 rho0/s in 50 sweeps).
 constexpr float kRelaxation = 0.5f;
-// The default boundary term is Psi_k p_i / rho_i^2 grad W_ik, the particle's own pressure
-// (Akinci et al. 2012 eq. 10), on walls and bodies alike: a held, submerged box feels 88 % of
-// Archimedes' force with it (PCISPH's mirror: 103 %) and resting columns move at 0.10-0.23 m/s at
-// 0.5 s with the filter off (docs/SCENES.md, "Why no preset runs DFSPH").
-// The option (dfsphMirrorWalls): the boundary as the mirror image of the fluid particle beside it (ghost
+// Akinci's boundary term, Psi_k p_i / rho_i^2 grad W_ik, the particle's own pressure (Akinci et al.
+// 2012 eq. 10; dfsphMirrorWalls=0), on walls and bodies alike: a held, submerged box feels 85-88 % of
+// Archimedes' force with it (PCISPH's mirror: 103 %) and resting columns move at 0.10-0.27 m/s at
+// 0.5 s (docs/SCENES.md, "Why no preset runs DFSPH").
+// The default (dfsphMirrorWalls): the boundary as the mirror image of the fluid particle beside it (ghost
 // particles, Colagrossi & Landrini 2003; the pressure mirroring of Band et al. 2018, "Pressure boundaries for
 // implicit incompressible SPH", ACM TOG 37(2), continued hydrostatically as Adami et al. 2012 do): sample k
 // stands for fluid at the particle's pressure p_k = p_i + rho_i g . (x_k - x_i) moving with the
@@ -75,10 +75,13 @@ constexpr float kRelaxation = 0.5f;
 // oblique: 0.65 m/s by 0.5 s there, and at eta = 0.1 % too. Without the hydrostatic part the
 // columns in the vertical edges sank at 0.15 m/s; clamped at p_k >= 0 (with the previous step's
 // p_i) a held box felt 1.15 rho0 g V against 1.02 unclamped (test_buoyancy).
-// Not the default: with it Martin & Moyce's front RMS is 0.123 (test bound 0.12; Akinci's 0.117) and
-// a 6.25 mm Wendland column went unstable at eta = 0.3 % or dt = 1 ms (cubic spline and 12 mm did
-// not). (The mirrored forms measured before, with alpha and D rho / Dt left as Akinci's, were the
-// oblique ones: a resting tank kept moving at 0.11-0.16 m/s and the sweeps diverged under a box.)
+// Without the velocity filter and at the divergence tolerance 0.4 /s, Martin & Moyce's front RMS was
+// 0.123-0.124 with it (test bound 0.12) and a 6.25 mm Wendland column went unstable at eta = 0.3 % or
+// dt = 1 ms; with the filter (commit) and 0.1 /s the held box feels 1.02 rho0 g V, the resting
+// columns of test_rest_resolutions move at 0.027-0.050 m/s at 0.5 s (Akinci, no filter: 0.11-0.27),
+// the front's RMS is 0.093 (2026-12-05). (The mirrored forms measured before, with alpha and
+// D rho / Dt left as Akinci's, were the oblique ones: a resting tank kept moving at 0.11-0.16 m/s
+// and the sweeps diverged under a box.)
 //
 // Warm start (the paper's section 4.3) in SPlisHSPlasH's form (TimeStepDFSPH.cpp, USE_WARMSTART and
 // USE_WARMSTART_V): a solve starts from half the previous step's pressure, capped, and only for
@@ -602,8 +605,16 @@ void Dfsph_Bender2017::commit(float dt, float maxV2, SphStepResult& res) {
     // predictedVelocity now holds the divergence-free v(t) the forces acted on (bookSourceWork).
     state.velocities.swap(model_.predictedVelocity);
     model_.bookSourceWork(dt);
-    timeStep_.observe(std::sqrt(maxV2), model_.forces().maxAcceleration());
     model_.time += dt;
+    // The velocity filter, as PCISPH applies it (FluidModel::filterVelocities; the project's
+    // parameter, 0 = off). The resting columns rely on its drag at the walls and under the free
+    // surface with either solver: with DFSPH they moved at 0.10-0.19 m/s at 0.5 s without it
+    // (mirrored walls), 0.027-0.050 with it (docs/SCENES.md, "Rest without the filter"). The speed
+    // the CFL bound sees is the larger of the speeds before and after it, as in PCISPH.
+    const auto tf = parallel::Clock::now();
+    const float filteredMax = model_.filterVelocities(dt);
+    res.msNonPressure += parallel::msSince(tf);
+    timeStep_.observe(std::max(std::sqrt(maxV2), filteredMax), model_.forces().maxAcceleration());
     if (!model_.config().containment.empty())
         std::tie(res.contained, res.escaped) = model_.containParticles();
 }

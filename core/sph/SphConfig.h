@@ -20,8 +20,8 @@ struct SphConfig {
     float particleRadius = 0.01f;          // m; d0 = 2r, h = 4r
     float restDensity = 1000.0f;           // kg/m^3
     float densityErrorTolerance = 0.01f;   // max_i (rho_i - rho0) / rho0, both solvers
-    float divergenceErrorTolerance = 0.4f; // DFSPH: mean |D rho / Dt| / rho0 in 1/s
-    bool dfsphMirrorWalls = false;         // DFSPH: walls mirror the particle (Dfsph_Bender2017.cpp)
+    float divergenceErrorTolerance = 0.1f; // DFSPH: mean |D rho / Dt| / rho0 in 1/s
+    bool dfsphMirrorWalls = true;          // DFSPH: walls mirror the particle (Dfsph_Bender2017.cpp)
     int minIterations = 3;                 // PCISPH only (DFSPH keeps its paper's minima)
     int maxIterations = 50;
     float timeStepMin = 1e-5f, timeStepMax = 5e-3f; // s
