@@ -40,10 +40,10 @@ std::vector<std::string> presetOverrides(double radius) {
     if (radius > 0.0)
         overrides.push_back("particleRadius=" + std::to_string(radius));
     // Every preset runs the scene's pressure solver (PCISPH unless the file says otherwise): DFSPH is
-    // 1.7x cheaper per simulated second at the same eta on the Interactive dam break, but with
-    // Akinci's walls it fails four physics tests PCISPH passes (a floating box's draft, resting water
-    // at 0.1-0.2 m/s against 0.04; docs/BENCHMARKS.md section 2), so the faster solver is not yet the
-    // one that holds the physics.
+    // 1.2-1.3x cheaper per simulated second at the same eta on the Interactive dam break, but it still
+    // fails five physics tests PCISPH passes (the wake's vorticity confinement, a resting pool with a
+    // box; docs/SCENES.md "Why no preset runs DFSPH"), so the faster solver is not yet the one that
+    // holds the physics.
     return overrides;
 }
 
