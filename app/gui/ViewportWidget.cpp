@@ -55,10 +55,14 @@ void ViewportWidget::cleanupGL() {
 void ViewportWidget::requestPaint() {
     // At most one paint per display refresh: new snapshots and input ask for a paint, and the
     // ones that come faster than the screen shows are merged into one (the cores stay with the
-    // physics). The first request after a quiet spell paints at once.
+    // physics). The first request after a quiet spell paints at once. A paint that costs more than
+    // a quarter of that time (software OpenGL: 13-19 ms on llvmpipe, where a GPU takes ~1 ms) also
+    // waits until the paints use at most a quarter of the GUI thread's time, so a drag, which asks
+    // for a paint at every mouse move, does not take a fifth of a two-core machine from the solver.
     const QScreen* screen = surface_->screen();
     const double refresh = screen && screen->refreshRate() > 1.0 ? screen->refreshRate() : 60.0;
-    const qint64 interval = qint64(std::ceil(1000.0 / std::min(refresh, 240.0)));
+    const double displayInterval = 1000.0 / std::min(refresh, 240.0);
+    const qint64 interval = qint64(std::ceil(std::max(displayInterval, lastPaintMs_ / kMaxPaintDuty)));
     if (!paintClock_.isValid() || paintClock_.elapsed() >= interval) {
         surface_->update();
         return;

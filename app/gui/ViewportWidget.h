@@ -150,6 +150,7 @@ private:
     int fpsCount_ = 0;
     double fps_ = 0.0;
     double lastPaintMs_ = 0.0;
+    static constexpr double kMaxPaintDuty = 0.25; ///< share of the time paints may take (requestPaint)
 };
 
 } // namespace octo::app
