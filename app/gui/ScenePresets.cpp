@@ -41,7 +41,7 @@ std::vector<std::string> presetOverrides(double radius) {
         overrides.push_back("particleRadius=" + std::to_string(radius));
     // Every preset runs the scene's pressure solver (PCISPH unless the file says otherwise): DFSPH is
     // 1.2-1.3x cheaper per simulated second at the same eta on the Interactive dam break, but it still
-    // fails five physics tests PCISPH passes (the wake's vorticity confinement, a resting pool with a
+    // fails four physics tests PCISPH passes (the wake's vorticity confinement, a resting pool with a
     // box; docs/SCENES.md "Why no preset runs DFSPH"), so the faster solver is not yet the one that
     // holds the physics.
     return overrides;
