@@ -73,18 +73,27 @@ void checkLists(const FluidModel& model, size_t& boundaryPairs) {
 
 } // namespace
 
+/// A fluid model over a boundary, configured for particles of radius r in box (the domain).
+struct Setup {
+    BoundaryModel boundary;
+    FluidModel model{boundary};
+    Setup(const Aabb& box, float r) {
+        SphConfig c;
+        c.particleRadius = r;
+        c.domain = box;
+        model.setConfig(c);
+    }
+};
+
 class TestNeighborLists : public QObject {
     Q_OBJECT
 private slots:
     void listsEqualBruteForceWithWallsAndAMovingBody() {
         const float r = 0.02f, d0 = 2.0f * r;
         const Aabb box(Vec3f::Zero(), Vec3f(0.8f, 0.5f, 0.4f));
-        BoundaryModel boundary;
-        FluidModel model(boundary);
-        SphConfig c;
-        c.particleRadius = r;
-        c.domain = box;
-        model.setConfig(c);
+        Setup setup(box, r);
+        BoundaryModel& boundary = setup.boundary;
+        FluidModel& model = setup.model;
         boundary.setWall(boundary.addObject(sampleBoxWalls(box, d0, 2), true));
         const int body = boundary.addObject(cubeShell(0.1f, d0), false);
         boundary.setObjectTransform(body, Mat3f::Identity(), Vec3f(0.2f, 0.25f, 0.2f));
@@ -123,14 +132,8 @@ private slots:
     // sort (here each particle's id as a float), and an array of another size is refused, in Release
     // too, instead of being read out of bounds.
     void arraysSortedAlongFollowTheParticles() {
-        const float r = 0.02f;
-        const Aabb box(Vec3f::Zero(), Vec3f(0.4f, 0.4f, 0.4f));
-        BoundaryModel boundary;
-        FluidModel model(boundary);
-        SphConfig c;
-        c.particleRadius = r;
-        c.domain = box;
-        model.setConfig(c);
+        Setup setup(Aabb(Vec3f::Zero(), Vec3f(0.4f, 0.4f, 0.4f)), 0.02f);
+        FluidModel& model = setup.model;
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> u(0.0f, 0.4f);
         std::vector<Vec3f> x(2000);
