@@ -611,10 +611,7 @@ void Dfsph_Bender2017::commit(float dt, float maxV2, SphStepResult& res) {
     // surface with either solver: with DFSPH they moved at 0.10-0.19 m/s at 0.5 s without it
     // (mirrored walls), 0.027-0.050 with it (docs/SCENES.md, "Rest without the filter"). The speed
     // the CFL bound sees is the larger of the speeds before and after it, as in PCISPH.
-    const auto tf = parallel::Clock::now();
-    const float filteredMax = model_.filterVelocities(dt);
-    res.msNonPressure += parallel::msSince(tf);
-    timeStep_.observe(std::max(std::sqrt(maxV2), filteredMax), model_.forces().maxAcceleration());
+    timeStep_.observe(model_.filterVelocities(dt, std::sqrt(maxV2), res), model_.forces().maxAcceleration());
     if (!model_.config().containment.empty())
         std::tie(res.contained, res.escaped) = model_.containParticles();
 }

@@ -383,17 +383,20 @@ bool FluidModel::prepareStep(SphStepResult& res, float nextDt,
     return true;
 }
 
-float FluidModel::filterVelocities(float dt) {
+float FluidModel::filterVelocities(float dt, float speedBefore, SphStepResult& res) {
     // Particle-scale velocity noise out of the committed velocities, as XSPH viscosity is
     // applied after the position update (VelocityFilter.h). The lists are this step's; pairs
     // that moved beyond h weigh 0 and both sides of a pair stay listed, so the weights stay
     // symmetric.
+    const auto t0 = parallel::Clock::now();
     velocityFilter_.setRate(config_.velocityFilterRate);
     velocityFilter_.setLinearExact(config_.velocityFilterLinearExact);
-    return velocityFilter_.apply(
+    const float speedAfter = velocityFilter_.apply(
         config_.velocityFilter, dt, state.velocities, state.positions, mass_ / config_.restDensity, table_,
         [this](uint32_t i) { return std::span<const uint32_t>(lists.fluid(i), lists.fluidCount[i]); },
         [this](uint32_t i) { return state.densities[i] / config_.restDensity; });
+    res.msNonPressure += parallel::msSince(t0);
+    return std::max(speedBefore, speedAfter);
 }
 
 std::pair<size_t, size_t> FluidModel::containParticles() {

@@ -86,8 +86,10 @@ public:
     /// Puts leaked particles back; returns (contained, escaped) counted before the net acted.
     std::pair<size_t, size_t> containParticles();
     /// The velocity filter (VelocityFilter.h) on the committed velocities over this step's lists,
-    /// with the strength of a step of dt; returns the fastest speed after it.
-    float filterVelocities(float dt);
+    /// with the strength of a step of dt, both solvers' last act of a step; its time goes to
+    /// res.msNonPressure. Returns the fastest particle either side of it (speedBefore: the commit's),
+    /// the speed the CFL bound and the statistics see.
+    float filterVelocities(float dt, float speedBefore, SphStepResult& res);
     /// After a commit (old velocities in predictedVelocity): the work of the forces without a
     /// potential over the step (sourceWork()).
     void bookSourceWork(float dt);

@@ -169,10 +169,7 @@ void Pcisph_Solenthaler2009::commit(float dt, int cur, SphStepResult& res) {
     // The velocity filter (FluidModel::filterVelocities). The speed the CFL bound and the
     // statistics see is the larger of the speeds before and after it: the fastest particle
     // either way.
-    const auto tf = Clock::now();
-    const float filteredMax = model_.filterVelocities(dt);
-    timeStep_.observe(std::max(maxSpeedCandidate_, filteredMax), maxAccel);
-    res.msNonPressure += msSince(tf);
+    timeStep_.observe(model_.filterVelocities(dt, maxSpeedCandidate_, res), maxAccel);
     if (!model_.config().containment.empty())
         std::tie(res.contained, res.escaped) = model_.containParticles();
 }
@@ -269,9 +266,6 @@ float Pcisph_Solenthaler2009::predictDensityAndPressure(float dt, int cur) {
     const float rho0 = model_.config().restDensity;
     const float m = model_.mass();
     const float delta = model_.deltaUnit() / (dt * dt); // Solenthaler & Pajarola eq. 8
-    const auto xb = model_.boundary().sortedPositions();
-    const auto vb = model_.boundary().sortedVelocities();
-    const auto psi = model_.boundary().sortedPsi();
     const Vec3f* X = model_.predicted[cur].data();
     float* p = model_.state.pressures.data();
     // p / rho^2 per particle, so the force pass reads one float per neighbour.
@@ -313,10 +307,9 @@ float Pcisph_Solenthaler2009::predictDensityAndPressure(float dt, int cur) {
                 rho += w[2];
                 rho += w[3];
             }
-            for (uint32_t q = qb, cnt = bcnt; q < cnt; ++q) {
-                const uint32_t k = bnb[q];
-                rho += psi[k] *
-                       K.W((xi - (xb[k] + dt * vb[k])).squaredNorm()); // boundary at its predicted place
+            for (; qb < bcnt; ++qb) { // the rest one by one, from the same packed samples
+                const Float4& smp = B[bnb[qb]];
+                rho += smp[3] * K.W((xi - Vec3f(smp[0], smp[1], smp[2])).squaredNorm());
             }
             const float err = rho - rho0;
             p[i] = std::max(0.0f, p[i] + delta * model_.deltaScale[i] *

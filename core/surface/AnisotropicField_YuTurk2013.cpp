@@ -304,6 +304,20 @@ constexpr CompressTable kCompress;
     _mm256_storeu_ps(oc, _mm256_permutevar8x32_ps(c, perm));
     return kCompress.count[mask];
 }
+
+/// The filters' batch of eight from i on (of n): the lanes below n whose test passed, with their
+/// ids (ids[i + l], or i + l without ids) and a, b, c, packed to the front of out, oa, ob, oc by
+/// storeKeptAvx2; returns how many it kept.
+[[gnu::target("avx2")]] inline unsigned keepBatchAvx2(__m256 test, size_t i, size_t n, const uint32_t* ids,
+                                                      __m256 a, __m256 b, __m256 c, uint32_t* out, float* oa,
+                                                      float* ob, float* oc) {
+    const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu; // the last batch: lanes < n
+    const unsigned mask = unsigned(_mm256_movemask_ps(test)) & tail;
+    const __m256i v =
+        ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i))
+            : _mm256_add_epi32(_mm256_set1_epi32(int(i)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    return storeKeptAvx2(mask, v, a, b, c, out, oa, ob, oc);
+}
 #endif
 
 // w_i = 1 - (sqrt(r2_i) / r_c)^3 for i < n (arrays of at least n rounded up to 8): the same
@@ -1094,20 +1108,15 @@ size_t keepOffsetsBaseline(const float* x, const float* y, const float* z, const
                                                float r2, uint32_t* out, float* ox, float* oy, float* oz) {
     const __m256 vx = _mm256_set1_ps(cx), vy = _mm256_set1_ps(cy), vz = _mm256_set1_ps(cz),
                  vr = _mm256_set1_ps(r2);
-    const __m256i step = _mm256_set1_epi32(8);
-    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    size_t k = 0, i = 0;
-    for (; i < n; i += 8) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 8) {
         const __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(x + i), vx);
         const __m256 dy = _mm256_sub_ps(_mm256_loadu_ps(y + i), vy);
         const __m256 dz = _mm256_sub_ps(_mm256_loadu_ps(z + i), vz);
         const __m256 d2 =
             _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)), _mm256_mul_ps(dz, dz));
-        const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu; // the last batch: lanes < n
-        const unsigned mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d2, vr, _CMP_LE_OQ))) & tail;
-        const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
-        k += storeKeptAvx2(mask, v, dx, dy, dz, out + k, ox + k, oy + k, oz + k);
-        index = _mm256_add_epi32(index, step);
+        k += keepBatchAvx2(_mm256_cmp_ps(d2, vr, _CMP_LE_OQ), i, n, ids, dx, dy, dz, out + k, ox + k, oy + k,
+                           oz + k);
     }
     return k;
 }
@@ -1133,17 +1142,12 @@ size_t keepNearBaseline(const float* a, const float* x, const float* y, const fl
                                             const uint32_t* ids, size_t n, float c, float r, uint32_t* outIds,
                                             float* ox, float* oy, float* oz) {
     const __m256 vc = _mm256_set1_ps(c), vr = _mm256_set1_ps(r), sign = _mm256_set1_ps(-0.0f);
-    const __m256i step = _mm256_set1_epi32(8);
-    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    size_t k = 0, i = 0;
-    for (; i < n; i += 8) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 8) {
         const __m256 d = _mm256_andnot_ps(sign, _mm256_sub_ps(_mm256_loadu_ps(a + i), vc)); // |a - c|
-        const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu; // the last batch: lanes < n
-        const unsigned mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d, vr, _CMP_LE_OQ))) & tail;
-        const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
-        k += storeKeptAvx2(mask, v, _mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), _mm256_loadu_ps(z + i),
-                           outIds + k, ox + k, oy + k, oz + k);
-        index = _mm256_add_epi32(index, step);
+        k +=
+            keepBatchAvx2(_mm256_cmp_ps(d, vr, _CMP_LE_OQ), i, n, ids, _mm256_loadu_ps(x + i),
+                          _mm256_loadu_ps(y + i), _mm256_loadu_ps(z + i), outIds + k, ox + k, oy + k, oz + k);
     }
     return k;
 }
@@ -1171,19 +1175,14 @@ size_t keepNearLineBaseline(const float* a, const float* b, const float* x, cons
                                                 float ca, float cb, float r2, uint32_t* outIds, float* ox,
                                                 float* oy, float* oz) {
     const __m256 va = _mm256_set1_ps(ca), vb = _mm256_set1_ps(cb), vr = _mm256_set1_ps(r2);
-    const __m256i step = _mm256_set1_epi32(8);
-    __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    size_t k = 0, i = 0;
-    for (; i < n; i += 8) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 8) {
         const __m256 da = _mm256_sub_ps(_mm256_loadu_ps(a + i), va);
         const __m256 db = _mm256_sub_ps(_mm256_loadu_ps(b + i), vb);
         const __m256 d2 = _mm256_add_ps(_mm256_mul_ps(da, da), _mm256_mul_ps(db, db));
-        const unsigned tail = n - i < 8 ? (1u << (n - i)) - 1u : 0xFFu; // the last batch: lanes < n
-        const unsigned mask = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(d2, vr, _CMP_LE_OQ))) & tail;
-        const __m256i v = ids ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ids + i)) : index;
-        k += storeKeptAvx2(mask, v, _mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), _mm256_loadu_ps(z + i),
-                           outIds + k, ox + k, oy + k, oz + k);
-        index = _mm256_add_epi32(index, step);
+        k +=
+            keepBatchAvx2(_mm256_cmp_ps(d2, vr, _CMP_LE_OQ), i, n, ids, _mm256_loadu_ps(x + i),
+                          _mm256_loadu_ps(y + i), _mm256_loadu_ps(z + i), outIds + k, ox + k, oy + k, oz + k);
     }
     return k;
 }
